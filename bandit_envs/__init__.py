@@ -1,0 +1,1 @@
+"""Pure-exploration bandit problems as Gymnasium environments (work in progress)."""
