@@ -1,0 +1,102 @@
+"""Argument validation with one sentence shape for every error.
+
+Messages read ``"<who>: <name> must be <constraint>; got <value!r>."`` so that every invalid
+argument in the library is reported the same way, with the offending value shown exactly.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+
+from bandit_envs.errors import InvalidParameterError
+
+
+def _fail(who: str, name: str, constraint: str, value: Any) -> InvalidParameterError:
+    return InvalidParameterError(f"{who}: {name} must be {constraint}; got {value!r}.")
+
+
+def check_probability(value: Any, name: str, who: str) -> float:
+    """Return ``value`` as a float in the open interval (0, 1), or raise."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise _fail(who, name, "a float in the open interval (0, 1)", value)
+    out = float(value)
+    if not 0.0 < out < 1.0:
+        raise _fail(who, name, "a float in the open interval (0, 1)", value)
+    return out
+
+
+def check_positive_int(value: Any, name: str, who: str, *, minimum: int = 1) -> int:
+    """Return ``value`` as an int ``>= minimum``, or raise (floats and bools are refused)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise _fail(who, name, f"an integer >= {minimum}", value)
+    out = int(value)
+    if out < minimum:
+        raise _fail(who, name, f"an integer >= {minimum}", value)
+    return out
+
+
+def check_nonnegative(value: Any, name: str, who: str) -> float:
+    """Return ``value`` as a finite float ``>= 0``, or raise."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise _fail(who, name, "a finite float >= 0", value)
+    out = float(value)
+    if not np.isfinite(out) or out < 0:
+        raise _fail(who, name, "a finite float >= 0", value)
+    return out
+
+
+def check_finite(value: Any, name: str, who: str) -> float:
+    """Return ``value`` as a finite float, or raise."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+        raise _fail(who, name, "a finite float", value)
+    return float(value)
+
+
+def check_matrix(
+    value: Any, name: str, who: str, *, ndim: int | tuple[int, ...] = 2, rows: int | None = None
+) -> np.ndarray:
+    """Return a finite float64 copy of ``value`` with the given number of dimensions, or raise.
+
+    Args:
+        value: array-like.
+        name: the argument's name, for the message.
+        who: the caller, for the message.
+        ndim: allowed number(s) of dimensions.
+        rows: required length of the first axis, if any.
+
+    """
+    allowed = (ndim,) if isinstance(ndim, int) else ndim
+    try:
+        arr = np.array(value, dtype=np.float64, copy=True)
+    except (TypeError, ValueError) as exc:
+        raise InvalidParameterError(
+            f"{who}: {name} must be a numeric array; could not convert it ({exc})."
+        ) from None
+    if arr.ndim not in allowed:
+        shapes = " or ".join(f"{k}-D" for k in allowed)
+        raise InvalidParameterError(
+            f"{who}: {name} must be a {shapes} array; got shape {arr.shape}."
+        )
+    if arr.size == 0:
+        raise InvalidParameterError(f"{who}: {name} must not be empty; got shape {arr.shape}.")
+    if rows is not None and arr.shape[0] != rows:
+        raise InvalidParameterError(
+            f"{who}: {name} must have {rows} rows (one per arm); got shape {arr.shape}."
+        )
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        index = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise InvalidParameterError(
+            f"{who}: {name} must be finite; {int(bad.sum())} entries are NaN or infinite, "
+            f"the first at index {index} (value {arr[index]!r})."
+        )
+    return arr
+
+
+def read_only(arr: np.ndarray) -> np.ndarray:
+    """Return ``arr`` with its write flag cleared (in place) so it can be shared safely."""
+    arr.setflags(write=False)
+    return arr
