@@ -1,1 +1,77 @@
-"""Pure-exploration bandit problems as Gymnasium environments (work in progress)."""
+"""Pure-exploration bandit problems as Gymnasium environments.
+
+``import bandit_envs`` registers every environment id with Gymnasium::
+
+    import gymnasium as gym
+    import bandit_envs
+
+    env = gym.make("LinearBAI-Soare-v0")          # fixed confidence, delta = 0.05
+    env = gym.make("LinearBAI-Soare-v0", budget=2000)   # fixed budget
+
+Main names: :class:`ProblemSpec` (what agents are told), :class:`PureExplorationEnv` (the one
+environment class), :class:`Agent` (the agent protocol), :func:`run_episode` (the runner).
+"""
+
+from bandit_envs.env import PureExplorationEnv
+from bandit_envs.errors import (
+    AgentProtocolError,
+    BanditEnvError,
+    BudgetExceededError,
+    EpisodeOver,
+    IncompatibleAgentError,
+    InvalidActionError,
+    InvalidAnswerError,
+    InvalidInstanceError,
+    InvalidParameterError,
+    ResetNeeded,
+    UnknownNameError,
+)
+from bandit_envs.models import LinearGaussian, RewardModel
+from bandit_envs.problem import Answer, Grade, ProblemSpec, as_answer, grade
+from bandit_envs.protocols import (
+    Agent,
+    AgentCapabilities,
+    BatchAgent,
+    OracleAgent,
+    compatibility,
+)
+from bandit_envs.registration import ENVS, register_envs
+from bandit_envs.runner import EpisodeResult, run_episode
+from bandit_envs.tasks import BestArm, Task
+
+__version__ = "0.1.0"
+
+register_envs()
+
+__all__ = [
+    "ENVS",
+    "Agent",
+    "AgentCapabilities",
+    "AgentProtocolError",
+    "Answer",
+    "BanditEnvError",
+    "BatchAgent",
+    "BestArm",
+    "BudgetExceededError",
+    "EpisodeOver",
+    "EpisodeResult",
+    "Grade",
+    "IncompatibleAgentError",
+    "InvalidActionError",
+    "InvalidAnswerError",
+    "InvalidInstanceError",
+    "InvalidParameterError",
+    "LinearGaussian",
+    "OracleAgent",
+    "ProblemSpec",
+    "PureExplorationEnv",
+    "ResetNeeded",
+    "RewardModel",
+    "Task",
+    "UnknownNameError",
+    "__version__",
+    "as_answer",
+    "compatibility",
+    "grade",
+    "run_episode",
+]

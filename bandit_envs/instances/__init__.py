@@ -1,0 +1,1 @@
+"""Instance factories: each registered environment id is one of these functions."""

@@ -1,0 +1,117 @@
+"""Linear best-arm identification instances (spec 001, Soare, Lazaric & Munos 2014; spec 003).
+
+Each function builds a :class:`~bandit_envs.PureExplorationEnv` and is the entry point of a
+registered id. Setting keywords: ``delta=`` (fixed confidence) or ``budget=`` (fixed budget);
+with neither, the id's default δ is used.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from bandit_envs.env import PureExplorationEnv
+from bandit_envs.errors import InvalidParameterError
+from bandit_envs.models import LinearGaussian
+from bandit_envs.tasks import BestArm
+from bandit_envs.validation import check_finite, check_nonnegative, check_positive_int
+
+
+def _setting(delta: float | None, budget: int | None, default_delta: float) -> dict[str, Any]:
+    if delta is None and budget is None:
+        return {"delta": default_delta}
+    return {"delta": delta, "budget": budget}
+
+
+def soare_features(d: int, omega: float) -> np.ndarray:
+    """Arms e₁..e_d and (cos ω, sin ω, 0, …, 0): the instance of Soare et al. 2014 §6."""
+    features = np.vstack([np.eye(d), np.zeros((1, d))])
+    features[d, 0], features[d, 1] = math.cos(omega), math.sin(omega)
+    return features
+
+
+def make_soare(
+    d: int = 2,
+    omega: float = 0.1,
+    scale: float = 2.0,
+    sigma: float = 1.0,
+    *,
+    delta: float | None = None,
+    budget: int | None = None,
+    **env_kwargs: Any,
+) -> PureExplorationEnv:
+    """``LinearBAI-Soare-v0``: the hard instance of Soare et al. (2014, §6 and App. E).
+
+    Arms e₁, …, e_d and x_{d+1} = (cos ω, sin ω, 0, …, 0); θ = scale·e₁; Gaussian noise σ. The
+    best arm is e₁, and x_{d+1} trails it by Δ_min = scale·(1 − cos ω). Learning it needs pulls
+    of e₂, the arm most aligned with e₁ − x_{d+1}.
+
+    Defaults: d = 2, ω = 0.1, scale = 2, σ = 1, δ = 0.05 (T* ≈ 222). The paper's own preset is
+    ``d=5, omega=0.01`` (T* ≈ 2·10⁴); PELEG's variant (spec 003) is ``scale=1``.
+    """
+    who = "LinearBAI-Soare-v0"
+    d = check_positive_int(d, "d", who, minimum=2)
+    omega = check_finite(omega, "omega", who)
+    if not 0.0 < omega < math.pi / 2:
+        raise InvalidParameterError(
+            f"{who}: omega must be an angle in radians in (0, pi/2); got {omega!r}."
+        )
+    scale = check_finite(scale, "scale", who)
+    if scale <= 0:
+        raise InvalidParameterError(f"{who}: scale must be > 0 (θ = scale·e₁); got {scale!r}.")
+    sigma = check_nonnegative(sigma, "sigma", who)
+    theta = np.zeros(d)
+    theta[0] = scale
+    model = LinearGaussian(soare_features(d, omega), theta, sigma)
+    info = {"d": d, "omega": omega, "scale": scale, "sigma": sigma}
+    return PureExplorationEnv(
+        model,
+        BestArm(),
+        name=who,
+        instance_info=info,
+        **_setting(delta, budget, 0.05),
+        **env_kwargs,
+    )
+
+
+def make_custom(
+    features: Any = None,
+    theta: Any = None,
+    sigma: float = 1.0,
+    *,
+    delta: float | None = None,
+    budget: int | None = None,
+    **env_kwargs: Any,
+) -> PureExplorationEnv:
+    """``LinearBAI-Custom-v0``: best-arm identification on your own linear instance.
+
+    Args:
+        features: K×h arm features (identity for an unstructured Gaussian bandit).
+        theta: the parameter θ, shape (h,).
+        sigma: noise standard deviation (0 gives a noiseless instance).
+        delta: confidence δ (fixed confidence; the default, 0.05, when no budget is given).
+        budget: number of pulls T (fixed budget).
+        **env_kwargs: further :class:`~bandit_envs.PureExplorationEnv` keywords
+            (``max_samples``, ``sample_cost``, ``correct_reward``, ``wrong_reward``,
+            ``render_mode``).
+    """
+    who = "LinearBAI-Custom-v0"
+    if features is None or theta is None:
+        raise InvalidParameterError(
+            f"{who}: features= (K×h array) and theta= (length-h array) are required, e.g. "
+            f"gym.make('{who}', features=np.eye(3), theta=[1.0, 0.5, 0.2])."
+        )
+    if np.ndim(theta) != 1:
+        raise InvalidParameterError(
+            f"{who}: theta must be a 1-D array (one parameter per feature); got shape "
+            f"{np.shape(theta)}. Multi-output models belong to the Pareto-set ids."
+        )
+    sigma = check_nonnegative(sigma, "sigma", who)
+    model = LinearGaussian(features, theta, sigma)
+    if model.n_arms < 2:
+        raise InvalidParameterError(f"{who}: features must have at least 2 rows (arms); got 1.")
+    return PureExplorationEnv(
+        model, BestArm(), name=who, **_setting(delta, budget, 0.05), **env_kwargs
+    )
