@@ -1,1 +1,11 @@
-"""The agent zoo."""
+"""The agent zoo: identification algorithms that run on any compatible environment.
+
+Every agent implements ``reset / select / observe / recommend`` (``bandit_envs.Agent``);
+:func:`check_agent` tells whether an agent of your own honours that protocol.
+"""
+
+from agents.base import BaseAgent
+from agents.checks import AgentCheckError, CheckResult, check_agent
+from agents.uniform import Uniform
+
+__all__ = ["AgentCheckError", "BaseAgent", "CheckResult", "Uniform", "check_agent"]
