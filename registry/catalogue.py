@@ -1,0 +1,153 @@
+"""The catalogue: agent names and environment ids, lookups with "did you mean", compatibility."""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import importlib
+import inspect
+from typing import Any
+
+import gymnasium as gym
+
+import bandit_envs  # noqa: F401 - registers the ids with Gymnasium
+from bandit_envs.errors import InvalidParameterError, UnknownNameError
+from bandit_envs.protocols import AgentCapabilities, compatibility
+from bandit_envs.registration import ENVS, EnvEntry
+
+
+@dataclasses.dataclass(frozen=True)
+class AgentEntry:
+    """A catalogue entry: the agent's name, its class, and its paper."""
+
+    name: str
+    entry_point: str
+    summary: str
+    source: str
+
+    def load(self) -> type:
+        """Import and return the agent class."""
+        module, _, attr = self.entry_point.partition(":")
+        return getattr(importlib.import_module(module), attr)
+
+    @property
+    def capabilities(self) -> AgentCapabilities:
+        """The agent's declared capabilities."""
+        return self.load().capabilities
+
+
+AGENTS: tuple[AgentEntry, ...] = (
+    AgentEntry(
+        name="Uniform",
+        entry_point="agents.uniform:Uniform",
+        summary="round robin; fixed budget: least-squares best arm; fixed confidence: GLR "
+        "stopping with a fixed-design threshold",
+        source="baseline (GLR stopping: Garivier & Kaufmann 2016)",
+    ),
+)
+
+_AGENTS_BY_NAME = {entry.name: entry for entry in AGENTS}
+_ENVS_BY_ID = {entry.id: entry for entry in ENVS}
+
+
+def _unknown(kind: str, name: str, known: list[str]) -> UnknownNameError:
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
+    hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+    return UnknownNameError(f"Unknown {kind} {name!r}.{hint} Known {kind}s: {', '.join(known)}.")
+
+
+def list_agents() -> list[str]:
+    """The names of every agent in the catalogue."""
+    return [entry.name for entry in AGENTS]
+
+
+def list_envs() -> list[str]:
+    """The ids of every environment of the suite (all registered with Gymnasium)."""
+    return [entry.id for entry in ENVS]
+
+
+def agent_entry(name: str) -> AgentEntry:
+    """The catalogue entry of agent ``name`` (raises UnknownNameError with suggestions)."""
+    try:
+        return _AGENTS_BY_NAME[name]
+    except KeyError:
+        raise _unknown("agent", name, list_agents()) from None
+
+
+def env_entry(env_id: str) -> EnvEntry:
+    """The catalogue entry of environment ``env_id`` (raises UnknownNameError with suggestions)."""
+    key = env_id.split(":", 1)[1] if env_id.startswith("bandit_envs:") else env_id
+    try:
+        return _ENVS_BY_ID[key]
+    except KeyError:
+        raise _unknown("environment", env_id, list_envs()) from None
+
+
+def make_agent(name: str, **kwargs: Any) -> Any:
+    """Build agent ``name`` with hyper-parameters ``kwargs``.
+
+    Raises:
+        UnknownNameError: no such agent (the message suggests close names).
+        InvalidParameterError: a keyword the agent does not take (the message lists valid ones).
+
+    """
+    cls = agent_entry(name).load()
+    params = [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
+    unknown = sorted(set(kwargs) - set(params))
+    if unknown:
+        raise InvalidParameterError(
+            f"make_agent: {name} has no parameter(s) {unknown}; valid parameters are {params}."
+        )
+    return cls(**kwargs)
+
+
+def make_env(env_id: str, **kwargs: Any) -> gym.Env:
+    """``gym.make`` for an id of the suite, with a helpful error for unknown ids."""
+    entry = env_entry(env_id)
+    return gym.make(entry.id, **kwargs)
+
+
+def is_compatible(agent: str | Any, env: str | gym.Env, **env_kwargs: Any) -> tuple[bool, str]:
+    """Whether an agent (name or object) can run on an env (id or instance), and why not."""
+    if isinstance(env, str):
+        env = make_env(env, **env_kwargs)
+    spec = env.unwrapped.problem
+    target = agent_entry(agent).capabilities if isinstance(agent, str) else agent
+    ok, why = compatibility(target, spec)
+    if isinstance(agent, str):
+        why = why.replace("AgentCapabilities", agent)
+    return ok, why
+
+
+def compatibility_matrix() -> dict[tuple[str, str], tuple[bool, str]]:
+    """``{(agent, env id): (compatible, reason)}`` over the whole catalogue (default keywords).
+
+    An agent counts as compatible with an id when it can run in at least one setting of it.
+    """
+    out: dict[tuple[str, str], tuple[bool, str]] = {}
+    for env_id in list_envs():
+        if env_id.endswith("-Custom-v0"):
+            continue
+        spec = make_env(env_id).unwrapped.problem
+        for agent in AGENTS:
+            caps = agent.capabilities
+            results = [
+                compatibility(caps, spec.replace(setting=s)) for s in sorted(caps.settings)
+            ]
+            ok = any(r[0] for r in results)
+            out[(agent.name, env_id)] = (ok, "compatible" if ok else results[0][1])
+    return out
+
+
+__all__ = [
+    "AGENTS",
+    "AgentEntry",
+    "agent_entry",
+    "compatibility_matrix",
+    "env_entry",
+    "is_compatible",
+    "list_agents",
+    "list_envs",
+    "make_agent",
+    "make_env",
+]
