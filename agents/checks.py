@@ -107,7 +107,7 @@ def _best_arm_probes() -> list[Probe]:
 PROBES: dict[str, Callable[[], list[Probe]]] = {"best_arm": _best_arm_probes}
 
 #: settings used by the checks: small enough that a broken agent fails fast.
-FIXED_CONFIDENCE = {"delta": 0.1, "max_samples": 200_000}
+FIXED_CONFIDENCE = {"delta": 0.1, "max_samples": 20_000}
 FIXED_BUDGET = {"budget": 60}
 
 
@@ -123,17 +123,16 @@ class _Factory:
     """Fresh copies of the agent under test."""
 
     def __init__(self, agent_or_factory: Any) -> None:
-        if isinstance(agent_or_factory, Agent):
-            self._template = copy.deepcopy(agent_or_factory)
-            self._factory = None
-        elif callable(agent_or_factory):
+        factory = isinstance(agent_or_factory, type) or (
+            callable(agent_or_factory) and not isinstance(agent_or_factory, Agent)
+            and not hasattr(agent_or_factory, "select")
+        )
+        if factory:
             self._template = None
             self._factory = agent_or_factory
-        else:
-            raise TypeError(
-                "check_agent takes an agent (an object with reset, select, observe and "
-                f"recommend) or a callable returning one; got {agent_or_factory!r}."
-            )
+        else:  # an agent instance (possibly a broken one: check_protocol reports it)
+            self._template = copy.deepcopy(agent_or_factory)
+            self._factory = None
 
     def __call__(self) -> Any:
         if self._template is not None:

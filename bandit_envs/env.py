@@ -267,6 +267,9 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
             cached = _COMPLEXITY_CACHE.pop(key, None)
             if cached is None:
                 cached = self.task.complexity(self.model)
+                for value in cached.values():
+                    if isinstance(value, np.ndarray):
+                        value.setflags(write=False)
             _COMPLEXITY_CACHE[key] = cached  # most recently used last
             while len(_COMPLEXITY_CACHE) > _COMPLEXITY_CACHE_SIZE:
                 _COMPLEXITY_CACHE.pop(next(iter(_COMPLEXITY_CACHE)))
@@ -369,8 +372,8 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
             "recall": recall,
             "f1": f1,
             "pulls": self._pulls.copy(),
-            "complexity": self.complexity(),
-            "truth": self.model.truth(),
+            "complexity": _fresh(self.complexity()),
+            "truth": _fresh(self.model.truth()),
         }
         reward = self.correct_reward if correct else self.wrong_reward
         return self._last.copy(), reward, reason != "max_samples", reason == "max_samples", info
@@ -396,6 +399,11 @@ def _fingerprint(model: RewardModel, task: Task) -> str:
         else:
             digest.update(repr(value).encode())
     return digest.hexdigest()
+
+
+def _fresh(data: dict[str, Any]) -> dict[str, Any]:
+    """A copy whose arrays are new objects: every final ``info`` owns its data."""
+    return {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in data.items()}
 
 
 def _short(value: Any) -> str:

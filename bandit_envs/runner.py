@@ -36,7 +36,8 @@ class EpisodeResult:
         path: ``"single"`` or ``"batch"``.
         oracle: whether the agent was told the truth.
         lower_bound: T*·log(1/δ) for fixed-confidence problems where T* is known, else ``None``.
-
+        delta: the problem's δ (fixed confidence), else ``None``.
+        budget: the problem's budget (fixed budget), else ``None``.
     """
 
     env_id: str
@@ -55,6 +56,8 @@ class EpisodeResult:
     path: str
     oracle: bool = False
     lower_bound: float | None = None
+    delta: float | None = None
+    budget: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-friendly dict of the record."""
@@ -159,6 +162,8 @@ def run_episode(
         path="batch" if use_batch else "single",
         oracle=oracle,
         lower_bound=lower,
+        delta=base.delta,
+        budget=base.budget,
     )
 
 

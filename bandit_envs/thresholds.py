@@ -18,7 +18,9 @@ import numpy as np
 from bandit_envs.errors import InvalidParameterError
 
 
-def fixed_design_threshold(check_index: int | np.ndarray, delta: float, n_arms: int) -> float:
+def fixed_design_threshold(
+    check_index: int | np.ndarray, delta: float, n_arms: int
+) -> float | np.ndarray:
     """β(j, δ) = log((K − 1) π² j² / (12 δ)), the GLR threshold of a *non-adaptive* design.
 
     Valid when the sampling rule does not depend on the observations (round robin, a static
@@ -37,9 +39,10 @@ def fixed_design_threshold(check_index: int | np.ndarray, delta: float, n_arms: 
     """
     if n_arms < 2:
         raise InvalidParameterError(f"fixed_design_threshold: n_arms must be >= 2; got {n_arms}.")
-    j = np.asarray(check_index, dtype=float)
-    out = math.log((n_arms - 1) * math.pi**2 / (12.0 * delta)) + 2.0 * np.log(j)
-    return float(out) if out.ndim == 0 else out
+    base = math.log((n_arms - 1) * math.pi**2 / (12.0 * delta))
+    if isinstance(check_index, (int, np.integer)):
+        return base + 2.0 * math.log(check_index)
+    return base + 2.0 * np.log(np.asarray(check_index, dtype=float))
 
 
 def glr_best_arm(
@@ -56,18 +59,18 @@ def glr_best_arm(
 
     """
     means = features @ theta_hat
-    best = int(np.argmax(means))
-    gaps = means[best] - means
-    diff = features[best] - features
-    norms = np.einsum("ij,jk,ik->i", diff, gram_inv, diff)
-    gaps = np.delete(gaps, best)
-    norms = np.maximum(np.delete(norms, best), 0.0)
-    if gaps.size == 0:
+    best = int(means.argmax())
+    if means.shape[0] < 2:
         return best, math.inf
-    if np.any(gaps <= 0.0):
+    diff = features[best] - features
+    norms = ((diff @ gram_inv) * diff).sum(axis=1)
+    gaps = means[best] - means
+    gaps[best] = math.inf  # the best arm is not its own alternative
+    norms[best] = 1.0
+    if gaps.min() <= 0.0:
         return best, 0.0
     if sigma == 0.0:
         return best, math.inf
     with np.errstate(divide="ignore"):
-        z = gaps**2 / (2.0 * sigma**2 * norms)
-    return best, float(z.min())
+        ratio = gaps * gaps / np.maximum(norms, 0.0)
+    return best, float(ratio.min()) / (2.0 * sigma * sigma)
