@@ -1,0 +1,59 @@
+"""The catalogue: ids registered on import, make_agent, compatibility, friendly errors."""
+
+import re
+import subprocess
+import sys
+
+import gymnasium as gym
+import pytest
+
+import registry
+from bandit_envs import IncompatibleAgentError, InvalidParameterError, UnknownNameError
+
+
+def test_gym_make_with_module_prefix_in_a_fresh_interpreter():
+    code = ("import gymnasium as gym; env = gym.make('bandit_envs:LinearBAI-Soare-v0'); "
+            "print(env.unwrapped.problem.n_arms)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "3"
+
+
+def test_catalogue_lists():
+    assert {"LinearBAI-Soare-v0", "LinearBAI-Custom-v0"} <= set(registry.list_envs())
+    assert "Uniform" in registry.list_agents()
+    for env_id in registry.list_envs():
+        assert env_id in gym.registry
+
+
+def test_make_agent_and_errors():
+    agent = registry.make_agent("Uniform", check_every=2)
+    assert agent.check_every == 2
+    assert repr(agent) == "Uniform(check_every=2, threshold='fixed_design')"
+    with pytest.raises(UnknownNameError, match=re.escape(
+            "Unknown agent 'Unifrom'. Did you mean 'Uniform'? Known agents: Uniform.")):
+        registry.make_agent("Unifrom")
+    with pytest.raises(InvalidParameterError, match=re.escape(
+            "make_agent: Uniform has no parameter(s) ['delta']; valid parameters are "
+            "['check_every', 'threshold'].")):
+        registry.make_agent("Uniform", delta=0.1)
+    with pytest.raises(UnknownNameError, match="Did you mean 'LinearBAI-Soare-v0'"):
+        registry.make_env("LinearBAI-Soar-v0")
+
+
+def test_compatibility():
+    ok, why = registry.is_compatible("Uniform", "LinearBAI-Soare-v0")
+    assert ok and why == "compatible"
+    matrix = registry.compatibility_matrix()
+    assert matrix[("Uniform", "LinearBAI-Soare-v0")][0]
+
+
+def test_bad_agent_parameter_is_reported_at_reset():
+    from bandit_envs import run_episode
+
+    env = gym.make("LinearBAI-Soare-v0")
+    with pytest.raises(InvalidParameterError, match=re.escape(
+            "Uniform: check_every must be an integer >= 1; got 0.")):
+        run_episode(env, registry.make_agent("Uniform", check_every=0), 0)
+    with pytest.raises(InvalidParameterError, match="threshold must be 'fixed_design' or a number"):
+        run_episode(env, registry.make_agent("Uniform", threshold="x"), 0)
+    assert issubclass(IncompatibleAgentError, ValueError)
