@@ -9,7 +9,8 @@
     env = gym.make("LinearBAI-Soare-v0", budget=2000)   # fixed budget
 
 Main names: :class:`ProblemSpec` (what agents are told), :class:`PureExplorationEnv` (the one
-environment class), :class:`Agent` (the agent protocol), :func:`run_episode` (the runner).
+environment class), :class:`Agent` (the agent protocol), :func:`run_episode` (the runner),
+:func:`sweep` (envs × agents × runs on any backend, resumable) and :func:`report`.
 """
 
 from bandit_envs.env import PureExplorationEnv
@@ -36,7 +37,9 @@ from bandit_envs.protocols import (
     compatibility,
 )
 from bandit_envs.registration import ENVS, register_envs
+from bandit_envs.reporting import report, summarize
 from bandit_envs.runner import EpisodeResult, run_episode
+from bandit_envs.sweeps import read_results, sweep
 from bandit_envs.tasks import BestArm, Task
 
 __version__ = "0.1.0"
@@ -73,5 +76,9 @@ __all__ = [
     "as_answer",
     "compatibility",
     "grade",
+    "read_results",
+    "report",
     "run_episode",
+    "summarize",
+    "sweep",
 ]
