@@ -1,20 +1,26 @@
 """``bandit-bench``: the command line of the suite.
 
-Subcommands: ``list`` (environments, agents and their compatibility) and ``demo`` (a one-minute
-benchmark that needs no download).
+Subcommands: ``list`` (environments, agents and their compatibility), ``run`` (a sweep from
+flags or a TOML config), ``report DIR`` (tables), ``plot DIR`` (PNG figures) and ``demo`` (a
+one-minute benchmark that needs no download). Exit codes: 0 success, 1 a sweep had crashed
+episodes, 2 invalid usage or configuration.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from collections.abc import Sequence
+from typing import Any
 
 from tqdm.auto import tqdm
 
-from bandit_envs.reporting import format_table, summarize
+from bandit_envs.errors import InvalidParameterError, UnknownNameError
+from bandit_envs.reporting import format_table, report, summarize
 from bandit_envs.runner import EpisodeResult, run_episode
+from bandit_envs.sweeps import BACKENDS, export, read_results, sweep
 from registry.catalogue import (
     AGENTS,
     compatibility_matrix,
@@ -22,6 +28,13 @@ from registry.catalogue import (
     list_envs,
     make_agent,
     make_env,
+)
+from registry.config import (
+    ConfigError,
+    SweepConfig,
+    load_config,
+    parse_config,
+    validate_settings,
 )
 
 
@@ -67,7 +80,6 @@ def _cmd_demo(args: argparse.Namespace) -> int:
             records += group
             row = summarize(group)[0]
             row["setting"] = ", ".join(f"{k}={v}" for k, v in kw.items())
-            row["delta"] = kw.get("delta")
             rows.append(row)
     fc = [r for r in rows if r["delta"] is not None]
     fb = [r for r in rows if r["delta"] is None]
@@ -88,6 +100,94 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _value(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def _pairs(items: Sequence[str] | None, flag: str, grid: bool) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"{flag} takes KEY=VALUE; got {item!r}.")
+        out[key] = [_value(v) for v in value.split(",")] if grid else _value(value)
+    return out
+
+
+def _config_from_args(args: argparse.Namespace) -> SweepConfig:
+    if args.config is not None:
+        config = load_config(args.config)
+        if args.env or args.agent:
+            raise ConfigError("give either a config file or --env/--agent flags, not both.")
+    else:
+        if not args.env or not args.agent:
+            raise ConfigError(
+                "give a config file (bandit-bench run experiments/NAME.toml) or at least one "
+                "--env and one --agent."
+            )
+        env_kw, env_grid = _pairs(args.env_kw, "--env-kw", False), _pairs(args.env_grid,
+                                                                           "--env-grid", True)
+        agent_kw = _pairs(args.agent_kw, "--agent-kw", False)
+        agent_grid = _pairs(args.agent_grid, "--agent-grid", True)
+        config = parse_config(
+            {
+                "env": [{"id": e, "kwargs": env_kw, "grid": env_grid} for e in args.env],
+                "agent": [{"name": a, "kwargs": agent_kw, "grid": agent_grid} for a in args.agent],
+            },
+            "<flags>",
+        )
+    for key in ("runs", "seed", "backend", "jobs", "out", "address"):
+        value = getattr(args, key)
+        if value is not None:
+            setattr(config, key, value)
+    if config.out is None:
+        raise ConfigError("no output folder: give --out DIR (or out = \"...\" in [sweep]).")
+    validate_settings(config)
+    return config
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    config = _config_from_args(args)
+    n_settings = len(config.envs) * len(config.agents)
+    print(
+        f"Sweep: {len(config.envs)} env setting(s) x {len(config.agents)} agent setting(s) x "
+        f"{config.runs} runs = {n_settings * config.runs} episodes; backend {config.backend}; "
+        f"results in {config.out}",
+        file=sys.stderr,
+    )
+    result = sweep(
+        config.envs, config.agents, config.runs, seed=config.seed, out=config.out,
+        backend=config.backend, n_jobs=config.jobs, address=config.address, batch=config.batch,
+        progress=not args.quiet,
+    )
+    print(f"ran {result.ran} episode(s), skipped {result.skipped} already finished.",
+          file=sys.stderr)
+    print(report(result.records))
+    return 1 if result.errors else 0
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    records = read_results(args.folder)
+    print(report(records, markdown=args.markdown))
+    for path in (args.csv, args.parquet):
+        if path is not None:
+            print(f"wrote {export(records, path)}", file=sys.stderr)
+    return 1 if any(r.get("status") == "error" for r in records) else 0
+
+
+def _cmd_plot(args: argparse.Namespace) -> int:
+    from bandit_envs.plots import plot_all
+
+    records = read_results(args.folder)
+    paths = plot_all(records, args.out or args.folder)
+    for path in paths:
+        print(path)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``bandit-bench``."""
     parser = argparse.ArgumentParser(
@@ -97,6 +197,41 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     p_list = sub.add_parser("list", help="list environments, agents and their compatibility")
     p_list.set_defaults(func=_cmd_list)
+    p_run = sub.add_parser(
+        "run",
+        help="run a sweep (from a TOML config or from flags); resumes into an existing --out",
+        description="Run environments x agents x runs and append every episode to "
+        "DIR/results.jsonl at once. Re-running the same sweep into the same folder resumes it.",
+    )
+    p_run.add_argument("config", nargs="?", help="a TOML sweep configuration (experiments/*.toml)")
+    p_run.add_argument("--env", action="append", help="an environment id (repeatable)")
+    p_run.add_argument("--env-kw", action="append", metavar="KEY=VALUE",
+                       help="a fixed gym.make keyword for the --env ids (repeatable)")
+    p_run.add_argument("--env-grid", action="append", metavar="KEY=V1,V2",
+                       help="a grid axis of gym.make keywords, e.g. delta=0.05,0.01")
+    p_run.add_argument("--agent", action="append", help="an agent name (repeatable)")
+    p_run.add_argument("--agent-kw", action="append", metavar="KEY=VALUE",
+                       help="a fixed agent parameter (repeatable)")
+    p_run.add_argument("--agent-grid", action="append", metavar="KEY=V1,V2",
+                       help="a grid axis of agent parameters")
+    p_run.add_argument("--runs", type=int, help="episodes per (env, agent) setting")
+    p_run.add_argument("--seed", type=int, help="the sweep seed (default 0)")
+    p_run.add_argument("--out", help="the results folder")
+    p_run.add_argument("--backend", choices=list(BACKENDS), help="default: process")
+    p_run.add_argument("--jobs", type=int, help="worker processes (default: all CPUs)")
+    p_run.add_argument("--address", help="Ray cluster address (backend ray)")
+    p_run.add_argument("--quiet", action="store_true", help="no progress bar")
+    p_run.set_defaults(func=_cmd_run)
+    p_report = sub.add_parser("report", help="tables of a results folder")
+    p_report.add_argument("folder", help="a sweep's results folder")
+    p_report.add_argument("--markdown", action="store_true", help="Markdown tables")
+    p_report.add_argument("--csv", help="also export the records to this .csv file")
+    p_report.add_argument("--parquet", help="also export to this .parquet file (needs pyarrow)")
+    p_report.set_defaults(func=_cmd_report)
+    p_plot = sub.add_parser("plot", help="PNG figures of a results folder (needs matplotlib)")
+    p_plot.add_argument("folder", help="a sweep's results folder")
+    p_plot.add_argument("--out", help="where to write the PNGs (default: the folder)")
+    p_plot.set_defaults(func=_cmd_plot)
     p_demo = sub.add_parser(
         "demo", help="run Uniform on LinearBAI-Soare-v0 (about a minute, no download)"
     )
@@ -108,7 +243,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``bandit-bench``."""
     args = build_parser().parse_args(argv)
-    return int(args.func(args))
+    try:
+        return int(args.func(args))
+    except (ConfigError, UnknownNameError, InvalidParameterError) as exc:
+        print(f"bandit-bench {args.command}: error: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":  # pragma: no cover

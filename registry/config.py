@@ -1,0 +1,172 @@
+"""Sweep configuration files (TOML): loading and validation with the offending key named.
+
+Format (see ``experiments/README.md``)::
+
+    [sweep]
+    runs = 200          # episodes per (env setting, agent setting)
+    seed = 0            # the sweep seed
+    backend = "process" # serial | process | ray
+    jobs = 2            # worker processes
+    out = "results/soare"  # optional; the command line's --out wins
+
+    [[env]]
+    id = "LinearBAI-Soare-v0"
+    kwargs = { d = 2 }              # fixed gym.make keywords
+    grid = { delta = [0.05, 0.01] } # axes of a cartesian product
+
+    [[agent]]
+    name = "Uniform"
+    grid = { check_every = [1, 10] }
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+
+from bandit_envs.errors import BanditEnvError, InvalidParameterError
+from bandit_envs.sweeps import BACKENDS, AgentSetting, EnvSetting, _as_agents, _as_envs
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+TOP_KEYS = {"description", "sweep", "env", "agent"}
+SWEEP_KEYS = {"runs", "seed", "backend", "jobs", "out", "batch", "address"}
+ENV_KEYS = {"id", "kwargs", "grid"}
+AGENT_KEYS = {"name", "kwargs", "grid"}
+
+
+class ConfigError(InvalidParameterError):
+    """A sweep configuration is invalid; the message names the file and the key."""
+
+
+@dataclasses.dataclass
+class SweepConfig:
+    """A validated sweep configuration."""
+
+    envs: list[EnvSetting]
+    agents: list[AgentSetting]
+    runs: int = 100
+    seed: int = 0
+    backend: str = "process"
+    jobs: int | None = None
+    out: str | None = None
+    batch: bool | None = None
+    address: str | None = None
+    description: str = ""
+    source: str = "<flags>"
+
+
+def _unknown(where: str, keys: set[str], valid: set[str], source: str) -> None:
+    extra = sorted(keys - valid)
+    if extra:
+        raise ConfigError(
+            f"{source}: unknown key {extra[0]!r} in {where}; valid keys: "
+            f"{', '.join(sorted(valid))}."
+        )
+
+
+def _typed(value: Any, kind: type | tuple[type, ...], key: str, source: str, what: str) -> Any:
+    if isinstance(value, bool) and kind is not bool:
+        raise ConfigError(f"{source}: {key} must be {what}; got {value!r}.")
+    if not isinstance(value, kind):
+        raise ConfigError(f"{source}: {key} must be {what}; got {value!r}.")
+    return value
+
+
+def parse_config(data: dict[str, Any], source: str = "<config>") -> SweepConfig:
+    """Validate a parsed TOML document; errors name the file and the key."""
+    _unknown("the top level", set(data), TOP_KEYS, source)
+    sweep = data.get("sweep", {})
+    _typed(sweep, dict, "[sweep]", source, "a table")
+    _unknown("[sweep]", set(sweep), SWEEP_KEYS, source)
+    envs_raw = data.get("env")
+    agents_raw = data.get("agent")
+    if not envs_raw:
+        raise ConfigError(
+            f"{source}: no [[env]] entry; add at least one, e.g. [[env]] id = \"...\"."
+        )
+    if not agents_raw:
+        raise ConfigError(
+            f"{source}: no [[agent]] entry; add at least one, e.g. [[agent]] name = \"Uniform\"."
+        )
+    _typed(envs_raw, list, "env", source, "an array of tables ([[env]])")
+    _typed(agents_raw, list, "agent", source, "an array of tables ([[agent]])")
+    for i, entry in enumerate(envs_raw, start=1):
+        _typed(entry, dict, f"[[env]] #{i}", source, "a table")
+        _unknown(f"[[env]] #{i}", set(entry), ENV_KEYS, source)
+        if "id" not in entry:
+            raise ConfigError(f"{source}: [[env]] #{i} has no 'id'.")
+    for i, entry in enumerate(agents_raw, start=1):
+        _typed(entry, dict, f"[[agent]] #{i}", source, "a table")
+        _unknown(f"[[agent]] #{i}", set(entry), AGENT_KEYS, source)
+        if "name" not in entry:
+            raise ConfigError(f"{source}: [[agent]] #{i} has no 'name'.")
+    try:
+        envs = _as_envs(envs_raw)
+        agents = _as_agents(agents_raw)
+    except InvalidParameterError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
+    config = SweepConfig(envs=envs, agents=agents, source=source,
+                         description=str(data.get("description", "")))
+    if "runs" in sweep:
+        config.runs = _typed(sweep["runs"], int, "[sweep] runs", source, "an integer >= 1")
+        if config.runs < 1:
+            raise ConfigError(f"{source}: [sweep] runs must be an integer >= 1; got {config.runs}.")
+    if "seed" in sweep:
+        config.seed = _typed(sweep["seed"], int, "[sweep] seed", source, "an integer >= 0")
+    if "backend" in sweep:
+        config.backend = _typed(sweep["backend"], str, "[sweep] backend", source,
+                                f"one of {list(BACKENDS)}")
+        if config.backend not in BACKENDS:
+            raise ConfigError(
+                f"{source}: [sweep] backend must be one of {list(BACKENDS)}; got "
+                f"{config.backend!r}."
+            )
+    if "jobs" in sweep:
+        config.jobs = _typed(sweep["jobs"], int, "[sweep] jobs", source, "an integer >= 1")
+    if "out" in sweep:
+        config.out = _typed(sweep["out"], str, "[sweep] out", source, "a folder path")
+    if "batch" in sweep:
+        config.batch = _typed(sweep["batch"], bool, "[sweep] batch", source, "true or false")
+    if "address" in sweep:
+        config.address = _typed(sweep["address"], str, "[sweep] address", source,
+                                "a Ray address")
+    return config
+
+
+def load_config(path: str | Path) -> SweepConfig:
+    """Read and validate a TOML sweep configuration."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such configuration file.") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc}).") from None
+    return parse_config(data, str(path))
+
+
+def validate_settings(config: SweepConfig) -> None:
+    """Build every env setting and agent setting once, so bad keywords fail before running."""
+    from bandit_envs.sweeps import _make_env, resolve_agent
+
+    for i, env in enumerate(config.envs, start=1):
+        try:
+            _make_env(env)
+        except (BanditEnvError, gym.error.Error, TypeError, ValueError, KeyError) as exc:
+            raise ConfigError(f"{config.source}: env setting #{i} {env.label}: {exc}") from None
+    for i, agent in enumerate(config.agents, start=1):
+        try:
+            resolve_agent(agent.name, agent.kwargs)
+        except (BanditEnvError, TypeError, ValueError, KeyError, ImportError,
+                AttributeError) as exc:
+            raise ConfigError(
+                f"{config.source}: agent setting #{i} {agent.label}: {exc}"
+            ) from None
