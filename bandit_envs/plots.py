@@ -62,7 +62,9 @@ def plot_samples(records: Sequence[dict[str, Any]], folder: Path) -> list[Path]:
         names = list(agents)
         fig, ax = plt.subplots(figsize=(max(5.0, 1.3 * len(names) + 2), 4.2))
         ax.boxplot([[r["samples"] for r in agents[a]] for a in names], showmeans=True)
-        ax.set_xticks(range(1, len(names) + 1), names, rotation=20, ha="right")
+        ticks = [f"{a}\nerror rate {np.mean([not r['correct'] for r in agents[a]]):.3f}"
+                 for a in names]
+        ax.set_xticks(range(1, len(names) + 1), ticks, rotation=15, ha="right", fontsize=8)
         lower = group[0].get("lower_bound")
         if lower:
             ax.axhline(lower, ls="--", color="tab:red", label="T*·log(1/δ) (lower bound)")
@@ -70,10 +72,6 @@ def plot_samples(records: Sequence[dict[str, Any]], folder: Path) -> list[Path]:
         ax.set_yscale("log")
         ax.set_ylabel("samples to stop")
         ax.set_title(f"Sample complexity — {env}", fontsize=9)
-        for i, a in enumerate(names, start=1):
-            err = np.mean([not r["correct"] for r in agents[a]])
-            ax.annotate(f"err {err:.3f}", (i, 1.0), xycoords=("data", "axes fraction"),
-                        xytext=(0, -12), textcoords="offset points", ha="center", fontsize=7)
         fig.tight_layout()
         path = folder / f"samples_{_slug(env)}.png"
         fig.savefig(path, dpi=110)
@@ -131,9 +129,12 @@ def plot_pulls(records: Sequence[dict[str, Any]], folder: Path) -> list[Path]:
         k = len(group[0]["pulls"])
         fig, ax = plt.subplots(figsize=(max(5.0, 0.5 * k + 3), 4.2))
         width = 0.8 / len(agents)
+        top = 0.0
         for i, (agent, rows) in enumerate(agents.items()):
             mean = np.mean([r["pulls"] for r in rows], axis=0)
+            top = max(top, float(mean.max()))
             ax.bar(np.arange(k) + (i - (len(agents) - 1) / 2) * width, mean, width, label=agent)
+        ax.set_ylim(0, 1.25 * top if top > 0 else 1.0)  # room for the legend
         ax.set_xlabel("arm")
         ax.set_ylabel("mean pulls per episode")
         ax.set_xticks(range(k))
