@@ -1,0 +1,1120 @@
+"""Optimal experimental designs over a finite set of arms, and their rounding.
+
+A *design* is a probability vector ``w`` over the ``K`` arms; its information matrix is
+``A(w) = Σ_k w_k x_k x_kᵀ`` (spec 001 §1.3, ``Λ_λ``). This module computes
+
+* G-optimal designs ``min_w max_k x_kᵀ A(w)⁻¹ x_k`` (spec 001 §2.1, Eq. 12/21), through the
+  Kiefer–Wolfowitz equivalence with D-optimality (spec 001 Prop. 3): Frank–Wolfe
+  (Fedorov–Wynn) with exact line search and away steps (Wolfe–Atwood);
+* transductive designs ``min_w max_j c_j ‖y_j‖²_{A(w)⁻¹}`` (spec 001 §1.5 Eq. 6, §1.8, §2.2:
+  XY-allocation, oracle allocation) by Frank–Wolfe on a log-sum-exp smoothing of the max, with a
+  certified duality gap, and an SLSQP polish for small problems;
+* the efficient rounding of Pukelsheim (2006, ch. 12; spec 001 §2.6, corrected text).
+
+All solvers work in the coordinates of an orthonormal basis of the span of the arms
+(:func:`bandit_envs.linalg.reduce_features`), so features that do not span ``R^h`` are fine: the
+criteria are then those of projected least squares, and "rank" replaces "dimension" in
+Kiefer–Wolfowitz.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from bandit_envs.linalg import reduce_features
+
+__all__ = [
+    "DesignResult",
+    "g_optimal_design",
+    "transductive_design",
+    "xy_design",
+    "round_design",
+    "pairwise_differences",
+]
+
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class DesignResult:
+    """Result of a design optimisation.
+
+    Attributes:
+        weights: The design ``w``, shape ``(K,)``, non-negative, summing to 1.
+        value: The criterion at ``weights`` (G: ``max_k x_kᵀA(w)⁻¹x_k``; transductive:
+            ``max_j c_j‖y_j‖²_{A(w)⁻¹}``).
+        lower_bound: A certified lower bound on the optimal value; ``value − lower_bound`` is the
+            duality gap certificate.
+        iterations: Number of solver iterations used.
+        converged: Whether the requested tolerance was certified.
+    """
+
+    weights: FloatArray
+    value: float
+    lower_bound: float
+    iterations: int
+    converged: bool
+
+    @property
+    def gap(self) -> float:
+        """Absolute duality gap ``value − lower_bound`` (≥ 0)."""
+        return max(self.value - self.lower_bound, 0.0)
+
+    @property
+    def relative_gap(self) -> float:
+        """Relative duality gap ``(value − lower_bound) / value`` (0 when ``value == 0``)."""
+        return self.gap / self.value if self.value > 0 else 0.0
+
+
+# --------------------------------------------------------------------------- helpers
+def _check_features(features: ArrayLike) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Validate features and return ``(X, Z, U)`` (reduced coordinates ``Z = X U``)."""
+    x = np.asarray(features, dtype=np.float64)
+    if x.ndim != 2 or x.shape[0] < 1 or x.shape[1] < 1:
+        raise ValueError(
+            f"features is expected to be a 2-D array (K, h) with K, h >= 1. Got shape {x.shape}."
+        )
+    if not np.all(np.isfinite(x)):
+        raise ValueError("features must be finite; it contains NaN or inf.")
+    z, u = reduce_features(x)
+    if z.shape[1] == 0:
+        raise ValueError("features are all zero: no design gives any information.")
+    return x, z, u
+
+
+def _check_init(init: ArrayLike | None, k: int) -> FloatArray | None:
+    """Validate an initial design (non-negative, finite, positive sum) and normalise it."""
+    if init is None:
+        return None
+    w = np.asarray(init, dtype=np.float64)
+    if w.shape != (k,):
+        raise ValueError(f"init is expected to have shape ({k},). Got shape {w.shape}.")
+    if not (np.all(np.isfinite(w)) and np.all(w >= 0) and w.sum() > 0):
+        raise ValueError("init must be finite, non-negative and not all zero.")
+    return w / w.sum()
+
+
+def _information_inverse(z: FloatArray, w: FloatArray) -> FloatArray | None:
+    """``A(w)⁻¹`` in reduced coordinates, or ``None`` if ``A(w)`` is numerically singular."""
+    m = (z.T * w) @ z
+    m = 0.5 * (m + m.T)
+    evals, evecs = np.linalg.eigh(m)
+    if evals[0] <= 1e-13 * max(evals[-1], np.finfo(float).tiny):
+        return None
+    inv = (evecs / evals) @ evecs.T
+    return 0.5 * (inv + inv.T)
+
+
+def _require_inverse(z: FloatArray, w: FloatArray) -> FloatArray:
+    """``A(w)⁻¹`` in reduced coordinates; raise if the design is singular (internal invariant)."""
+    inv = _information_inverse(z, w)
+    if inv is None:
+        raise np.linalg.LinAlgError(
+            "internal error: the design's information matrix became singular; please report."
+        )
+    return inv
+
+
+def _leverages(z: FloatArray, inv: FloatArray) -> FloatArray:
+    """Row-wise ``z_kᵀ M z_k`` (vectorised, clipped at 0)."""
+    return np.maximum(((z @ inv) * z).sum(axis=1), 0.0)
+
+
+def _spanning_start(z: FloatArray) -> FloatArray:
+    """Uniform design on ``r`` arms picked by pivoted Gram–Schmidt (largest residual first).
+
+    This is a volume-greedy start in the spirit of Kumar & Yildirim (2005): its information
+    matrix is invertible and reasonably conditioned, and its support is small, so that
+    Frank–Wolfe with away steps does not have to remove thousands of arms one by one.
+    """
+    k, r = z.shape
+    resid = z.copy()
+    norms = (resid * resid).sum(axis=1)
+    chosen = np.zeros(k, dtype=bool)
+    for _ in range(r):  # r pivots (a loop over dimensions, each step vectorised over arms)
+        norms[chosen] = -1.0
+        j = int(np.argmax(norms))
+        if norms[j] <= 0.0:
+            break
+        chosen[j] = True
+        q = resid[j] / math.sqrt(norms[j])
+        resid -= np.outer(resid @ q, q)
+        norms = (resid * resid).sum(axis=1)
+    w = chosen.astype(np.float64)
+    return w / w.sum()
+
+
+# --------------------------------------------------------------------------- G-optimal design
+def _wolfe_atwood(
+    z: FloatArray,
+    w: FloatArray,
+    r: int,
+    tol: float,
+    max_iter: int,
+    refresh_every: int = 250,
+) -> tuple[FloatArray, int, bool]:
+    """Frank–Wolfe with exact line search and away steps for D-optimality on the rows of ``z``.
+
+    Maximises ``log det A(w)``; the gradient is ``g_k = z_kᵀA(w)⁻¹z_k`` with ``Σ_k w_k g_k = r``.
+    Toward step to ``j = argmax g`` (Fedorov–Wynn step ``t = (g_j − r)/(r(g_j − 1))``), away step
+    from the support arm ``i = argmin g`` (step from the same formula, clipped at the drop step
+    ``t = −w_i/(1 − w_i)``), whichever has the larger relative violation (Wolfe 1970; Atwood 1973;
+    linear convergence: Ahipaşaoğlu, Sun & Todd 2008). ``A⁻¹`` and ``g`` are updated by
+    Sherman–Morrison in ``O(K r)`` per iteration and recomputed exactly every
+    ``refresh_every`` iterations and before convergence is declared.
+
+    Returns:
+        ``(w, iterations, converged)`` where converged means ``max g ≤ r(1 + tol)`` (exact check).
+    """
+    bound = r * (1.0 + tol)
+    inv = _require_inverse(z, w)
+    g = _leverages(z, inv)
+    it = 0
+    while True:
+        if it % refresh_every == 0 and it > 0:
+            inv = _require_inverse(z, w)
+            g = _leverages(z, inv)
+        j = int(np.argmax(g))
+        gmax = float(g[j])
+        if gmax <= bound:
+            inv = _require_inverse(z, w)
+            g = _leverages(z, inv)
+            j = int(np.argmax(g))
+            gmax = float(g[j])
+            if gmax <= bound:
+                return w, it, True
+        if it >= max_iter:
+            return w, it, False
+        it += 1
+        supp = np.flatnonzero(w > 0.0)
+        i = int(supp[np.argmin(g[supp])])
+        gmin = float(g[i])
+        drop = False
+        if gmax / r - 1.0 >= 1.0 - gmin / r or w[i] >= 1.0 - 1e-15:
+            k, t = j, (gmax - r) / (r * (gmax - 1.0))
+        else:
+            k = i
+            tmin = -w[i] / (1.0 - w[i])
+            t = (gmin - r) / (r * (gmin - 1.0)) if gmin > 1.0 else tmin
+            if t <= tmin:
+                t, drop = tmin, True
+        gk = float(g[k])
+        u = inv @ z[k]
+        s = t / (1.0 - t)
+        c = s / (1.0 + s * gk)
+        inv = (inv - c * np.outer(u, u)) / (1.0 - t)
+        zu = z @ u
+        g = np.maximum((g - c * zu * zu) / (1.0 - t), 0.0)
+        w *= 1.0 - t
+        if drop:
+            w[k] = 0.0
+        else:
+            w[k] += t
+        w /= w.sum()
+
+
+def g_optimal_design(
+    features: ArrayLike,
+    *,
+    tol: float = 1e-6,
+    max_iter: int = 10_000,
+    init: ArrayLike | None = None,
+) -> DesignResult:
+    """G-optimal design ``argmin_w max_k x_kᵀ A(w)⁻¹ x_k`` (spec 001 §2.1, Eq. 12/21; §2.6).
+
+    By the Kiefer–Wolfowitz theorem (spec 001 Prop. 3, App. A) the G-optimal and D-optimal
+    designs coincide and the optimal value is the rank ``r`` of the features; for any design
+    ``max_k x_kᵀA(w)⁻¹x_k ≥ r``. The D-optimal design is computed by Frank–Wolfe with exact line
+    search and away steps (Fedorov–Wynn / Wolfe–Atwood). For large ``K`` the solver works on a
+    working set (current support plus the arms with the largest leverages), and checks every arm
+    exactly before declaring convergence; arms violating the bound are added to the working set.
+
+    Args:
+        features: Arm features, shape ``(K, h)``; need not span ``R^h`` (the design is computed
+            in the span, with ``A(w)⁻¹`` the inverse on the span).
+        tol: Relative tolerance: stop once ``max_k x_kᵀA(w)⁻¹x_k ≤ r(1 + tol)``. This certifies
+            G-efficiency ``≥ 1/(1 + tol)``.
+        max_iter: Maximum number of Frank–Wolfe iterations (all phases together).
+        init: Optional starting design, shape ``(K,)`` (normalised; its support must span the
+            arms). Default: uniform on ``r`` well-spread arms chosen by pivoted Gram–Schmidt.
+
+    Returns:
+        A :class:`DesignResult` with ``value = max_k x_kᵀA(w)⁻¹x_k`` and ``lower_bound = r``.
+
+    Raises:
+        ValueError: On invalid features, tolerance, iteration count or ``init``.
+    """
+    _, z, _ = _check_features(features)
+    if not (np.isfinite(tol) and tol > 0):
+        raise ValueError(f"tol is expected to be > 0. Got {tol!r}.")
+    if int(max_iter) != max_iter or max_iter < 0:
+        raise ValueError(f"max_iter is expected to be a non-negative integer. Got {max_iter!r}.")
+    k, r = z.shape
+    w = _check_init(init, k)
+    if w is None:
+        w = _spanning_start(z)
+    elif _information_inverse(z, w) is None:
+        raise ValueError("init does not span the arms: its information matrix is singular.")
+    # Working-set strategy: the tail of the Frank-Wolfe iterations only involves arms with large
+    # leverage, so iterate on those and re-check all arms exactly.
+    bound = r * (1.0 + tol)
+    total = 0
+    converged = False
+    phase_tol = max(tol, 1e-2) if k > 8 * r else tol
+    w, its, _ = _wolfe_atwood(z, w, r, phase_tol, max_iter)
+    total += its
+    while True:
+        g = _leverages(z, _require_inverse(z, w))
+        if g.max() <= bound:
+            converged = True
+            break
+        if total >= max_iter:
+            break
+        # Working set: support, violators, and the largest leverages.
+        n_extra = min(k, max(4 * r, 2 * int(np.count_nonzero(w))))
+        top = np.argpartition(-g, n_extra - 1)[:n_extra] if n_extra < k else np.arange(k)
+        ws = np.zeros(k, dtype=bool)
+        ws[top] = True
+        ws |= w > 0
+        ws |= g > bound
+        idx = np.flatnonzero(ws)
+        if idx.size == k:
+            w, its, converged = _wolfe_atwood(z, w, r, tol, max_iter - total)
+            total += its
+            break
+        sub_w, its, _ = _wolfe_atwood(z[idx], w[idx].copy(), r, tol, max_iter - total)
+        total += its
+        w = np.zeros(k)
+        w[idx] = sub_w
+    value = float(_leverages(z, _require_inverse(z, w)).max())
+    return DesignResult(
+        weights=w,
+        value=value,
+        lower_bound=float(r),
+        iterations=total,
+        converged=bool(converged and value <= bound),
+    )
+
+
+# --------------------------------------------------------------------------- transductive design
+def pairwise_differences(features: ArrayLike) -> FloatArray:
+    """All differences ``x_i − x_j`` for ``i < j`` (spec 001 §1.1, the set 𝒴 as unordered pairs).
+
+    Args:
+        features: Arm features, shape ``(K, h)``.
+
+    Returns:
+        Shape ``(K(K−1)/2, h)``, rows ordered as :func:`numpy.triu_indices` ``(K, 1)``.
+    """
+    x = np.asarray(features, dtype=np.float64)
+    if x.ndim != 2:
+        raise ValueError(f"features is expected to be a 2-D array (K, h). Got shape {x.shape}.")
+    i, j = np.triu_indices(x.shape[0], 1)
+    return x[i] - x[j]
+
+
+class _Transductive:
+    """The transductive criterion in reduced coordinates: ``f_j(w) = c_j y_jᵀ A(w)⁻¹ y_j``."""
+
+    def __init__(self, z: FloatArray, y: FloatArray, c: FloatArray) -> None:
+        self.z = z
+        self.y = y
+        self.c = c
+
+    def exact(self, w: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """``(A(w)⁻¹, f(w))`` computed accurately from a QR factorisation.
+
+        With ``diag(√w) Z = Q R``, ``A(w) = RᵀR`` and ``f_j = c_j ‖y_jᵀR⁻¹‖²``: the condition
+        number of ``A`` is not squared, which matters for the near-singular designs that occur
+        when the optimum puts (almost) no weight on some directions.
+
+        Raises:
+            numpy.linalg.LinAlgError: If ``A(w)`` is numerically singular.
+        """
+        from scipy.linalg import solve_triangular
+
+        rmat = np.linalg.qr(np.sqrt(w)[:, None] * self.z, mode="r")
+        diag = np.abs(np.diag(rmat))
+        if diag.size < self.z.shape[1] or diag.min() <= 1e-8 * max(diag.max(), 1e-300):
+            raise np.linalg.LinAlgError(
+                "internal error: the design's information matrix became singular; please report."
+            )
+        rinv = solve_triangular(rmat, np.eye(rmat.shape[0]))
+        inv = rinv @ rinv.T
+        yr = self.y @ rinv
+        return 0.5 * (inv + inv.T), self.c * (yr * yr).sum(axis=1)
+
+    def values(self, inv: FloatArray) -> FloatArray:
+        """``f_j`` for all targets, shape ``(J,)``."""
+        return self.c * np.maximum(((self.y @ inv) * self.y).sum(axis=1), 0.0)
+
+    def scores(self, inv: FloatArray, q: FloatArray) -> FloatArray:
+        """``d_k = Σ_j q_j (z_kᵀ A⁻¹ y_j)²`` for all arms (``q = p ∘ c``): minus the gradient."""
+        cq = (self.y.T * q) @ self.y
+        m = inv @ cq @ inv
+        return np.maximum(((self.z @ m) * self.z).sum(axis=1), 0.0)
+
+    def cross(self, inv: FloatArray, rows: NDArray[np.intp]) -> FloatArray:
+        """``D[k, j] = c_j (z_kᵀ A⁻¹ y_j)²`` for the targets ``rows``, shape ``(K, len(rows))``."""
+        v = self.z @ inv @ self.y[rows].T
+        return self.c[rows] * v * v
+
+
+def _softmax(values: FloatArray, mu: float) -> FloatArray:
+    e = np.exp((values - values.max()) / mu)
+    return e / e.sum()
+
+
+def _transductive_fw(
+    prob: _Transductive,
+    w: FloatArray,
+    tol: float,
+    max_iter: int,
+    refresh_every: int = 200,
+    stall_window: int | None = None,
+) -> tuple[FloatArray, float, float, int, bool]:
+    """Frank–Wolfe with away steps on the log-sum-exp smoothing of ``max_j f_j(w)``.
+
+    The smoothed objective is ``F_μ(w) = μ log Σ_j exp(f_j(w)/μ)``, with
+    ``max_j f_j ≤ F_μ ≤ max_j f_j + μ log J``; ``μ = tol · value / (2 log J)`` is re-chosen at every
+    iteration from the current value, so the smoothing error is at most ``tol/2`` relative.
+    ``∂F_μ/∂w_k = −d_k(w)`` with ``d_k = Σ_j p_j c_j (z_kᵀA⁻¹y_j)²`` and ``p = softmax(f/μ)``
+    (spec 001 §1.8: ``∂(yᵀA⁻¹y)/∂w_k = −(x_kᵀA⁻¹y)²``). The exact line search along the
+    toward/away direction uses the closed form of ``f_j`` along ``(1−γ)w + γe_k`` (Sherman–Morrison)
+    and Brent's root finder on the derivative.
+
+    Certificate: for every ``w`` and every ``p`` in the simplex over targets, with
+    ``h_p(w) = Σ_j p_j f_j(w)`` (convex in ``w``, ``Σ_k w_k d_k = h_p``),
+    ``T* = min_w max_j f_j ≥ min_w h_p ≥ 2h_p(w) − max_k d_k(w)``. The best bound seen is kept.
+
+    If ``stall_window`` is given, stop early (not converged) when the certified relative gap has
+    not halved during the last ``stall_window`` iterations (used when a polish step follows).
+
+    Returns:
+        ``(best_w, best_value, best_lower_bound, iterations, converged)``.
+    """
+    from scipy.optimize import brentq
+
+    z = prob.z
+    n_targets = prob.y.shape[0]
+    log_j = math.log(n_targets) if n_targets > 1 else 1.0
+    inv, f = prob.exact(w)
+    best_w, best_val = w.copy(), float(f.max())
+    best_lb = 0.0
+    eps = 0.5  # relative smoothing error, decreased with the certified gap down to tol / 2
+    it = stalled = mark_it = 0
+    mark_gap = math.inf
+    since_refresh = 0
+    while True:
+        if since_refresh >= refresh_every:
+            inv, f = prob.exact(w)
+            since_refresh = 0
+        val = float(f.max())
+        if val < best_val:
+            best_w, best_val = w.copy(), val
+        eps = min(eps, max(0.5 * tol, 0.5 * (best_val - best_lb) / best_val))
+        mu = eps * val / log_j if val > 0 else 1.0
+        p = _softmax(f, mu)
+        hp = float(p @ f)
+        d = prob.scores(inv, p * prob.c)
+        j = int(np.argmax(d))
+        best_lb = max(best_lb, 2.0 * hp - float(d[j]))
+        if best_val - best_lb <= tol * best_val:
+            return best_w, best_val, best_lb, it, True
+        if it >= max_iter:
+            return best_w, best_val, best_lb, it, False
+        if stall_window is not None:
+            rel = (best_val - best_lb) / best_val
+            if rel <= 0.5 * mark_gap:
+                mark_gap, mark_it = rel, it
+            elif it - mark_it >= stall_window:
+                return best_w, best_val, best_lb, it, False
+        it += 1
+        # Arms whose removal would make A(w) singular ("critical": leverage w_k z_kᵀA⁻¹z_k = 1)
+        # keep a tiny weight, so that optima on the boundary (singular A) are approached
+        # without losing the invertibility the computations rely on.
+        supp = np.flatnonzero(w > 0.0)
+        zs = z[supp]
+        critical = w[supp] * ((zs @ inv) * zs).sum(axis=1) >= 1.0 - 1e-6
+        movable = supp[~critical | (w[supp] > _AWAY_FLOOR)]
+        hi = 1.0 - 1e-9
+        if np.any(critical & (supp != j)):
+            hi = min(hi, 1.0 - _FW_FLOOR / float(w[supp[critical & (supp != j)]].min()))
+        drop_at: float | None = None
+        i = int(movable[np.argmin(d[movable])]) if movable.size else -1
+        forward = i < 0 or w[i] >= 1.0 - 1e-12 or d[j] - hp >= hp - d[i]
+        if forward and hi <= 0.0 and i >= 0 and w[i] < 1.0 - 1e-12:
+            forward = False
+        if forward:
+            if hi <= 0.0:
+                return best_w, best_val, best_lb, it, False
+            k, lo = j, 0.0
+        else:
+            k, hi = i, 0.0
+            crit_i = bool(critical[np.searchsorted(supp, i)])
+            if crit_i:
+                lo = (_AWAY_FLOOR - w[i]) / (1.0 - w[i])
+            else:
+                lo = drop_at = -w[i] / (1.0 - w[i])
+        u = inv @ z[k]
+        g = float(z[k] @ u)
+        yu = prob.y @ u
+        b = prob.c * yu * yu
+        a = f
+        gm1 = g - 1.0
+        if drop_at is not None and 1.0 + lo * gm1 <= 1e-6 * (1.0 - lo):
+            lo, drop_at = lo * (1.0 - 1e-6), None  # numerically critical: do not drop
+
+        def along(gamma: float, a: FloatArray = a, b: FloatArray = b, gm1: float = gm1) -> FloatArray:
+            den = (1.0 - gamma) * (1.0 + gamma * gm1)
+            return (a + gamma * (a * gm1 - b)) / den
+
+        @np.errstate(all="ignore")
+        def slope(
+            gamma: float, a: FloatArray = a, b: FloatArray = b, gm1: float = gm1, mu: float = mu
+        ) -> float:
+            one = 1.0 + gamma * gm1
+            den = (1.0 - gamma) * one
+            num = a + gamma * (a * gm1 - b)
+            dnum = a * gm1 - b
+            dden = gm1 - 1.0 - 2.0 * gamma * gm1
+            fj = num / den
+            dfj = (dnum * den - num * dden) / (den * den)
+            if not (np.all(np.isfinite(fj)) and np.all(np.isfinite(dfj))):
+                return math.inf if gamma > 0 else -math.inf
+            return float(_softmax(fj, mu) @ dfj)
+
+        if k == j:
+            end_slope = slope(hi)
+            gamma = hi if end_slope <= 0.0 else brentq(slope, 0.0, hi, xtol=1e-15, rtol=1e-12)
+        else:
+            end_slope = slope(lo)
+            gamma = lo if end_slope >= 0.0 else brentq(slope, lo, 0.0, xtol=1e-15, rtol=1e-12)
+        gamma = float(gamma)
+        if gamma == 0.0:
+            # No progress along this direction at machine precision.
+            stalled += 1
+            if stalled > 2:
+                return best_w, best_val, best_lb, it, False
+            inv, f = prob.exact(w)
+            since_refresh = 0
+            continue
+        stalled = 0
+        w = w * (1.0 - gamma)
+        if drop_at is not None and gamma == drop_at:
+            w[k] = 0.0
+        else:
+            w[k] += gamma
+        w = np.maximum(w, 0.0)
+        w /= w.sum()
+        if 1.0 - gamma < 1e-3 or (k == i and 1.0 + gamma * gm1 < 1e-3 * (1.0 - gamma)):
+            # Near-singular step: the rank-one formulas lose accuracy; recompute exactly.
+            inv, f = prob.exact(w)
+            since_refresh = 0
+        else:
+            f = np.maximum(along(gamma), 0.0)
+            s = gamma / (1.0 - gamma)
+            inv = (inv - (s / (1.0 + s * g)) * np.outer(u, u)) / (1.0 - gamma)
+            since_refresh += 1
+
+
+#: Smallest weight an away step leaves on an arm needed for the invertibility of ``A(w)``.
+_AWAY_FLOOR = 1e-10
+#: Smallest weight a toward step leaves on an arm needed for the invertibility of ``A(w)``.
+_FW_FLOOR = 1e-12
+#: Problems with at most this many arms get the SLSQP polish when Frank–Wolfe stalls.
+POLISH_MAX_ARMS = 300
+#: Largest ``K × (number of candidate targets)`` for which the LP certificate is computed.
+_LP_MAX_ENTRIES = 2_000_000
+
+
+def _stable_inverse(z: FloatArray, w: FloatArray) -> FloatArray:
+    """``A(w)⁻¹`` with eigenvalues floored at ``1e-15·λ_max`` (never fails; used by SLSQP)."""
+    m = (z.T * w) @ z
+    evals, evecs = np.linalg.eigh(0.5 * (m + m.T))
+    floor = max(float(evals[-1]), np.finfo(float).tiny) * 1e-15
+    inv = (evecs / np.maximum(evals, floor)) @ evecs.T
+    return 0.5 * (inv + inv.T)
+
+
+def _candidate_targets(
+    f: FloatArray, n_min: int, frac: float = 0.95, n_max: int | None = None
+) -> NDArray[np.intp]:
+    """Indices of the ``n_min`` largest targets and of those with ``f_j ≥ frac·max f``.
+
+    At most ``n_max`` (default ``4·n_min``) indices are returned, the largest values first.
+    """
+    n = f.shape[0]
+    n_max = min(n, 4 * n_min if n_max is None else n_max)
+    n_take = min(n_max, max(min(n, n_min), int(np.count_nonzero(f >= frac * f.max()))))
+    if n_take >= n:
+        return np.arange(n)
+    return np.sort(np.argpartition(-f, n_take - 1)[:n_take])
+
+
+def _lp_certificate(
+    prob: _Transductive, w: FloatArray, rows: NDArray[np.intp]
+) -> tuple[float, FloatArray]:
+    """Best lower bound ``max_p 2h_p(w) − max_k d_k(w)`` over ``p`` supported on ``rows``.
+
+    The bound is concave in ``p``; maximising it is the linear program
+    ``max 2fᵀp − t  s.t.  D p ≤ t·1, Σp = 1, p ≥ 0`` with ``D[k, j] = c_j (z_kᵀA⁻¹y_j)²``
+    (solved by HiGHS). The returned value is recomputed from the LP's ``p``, so it is a valid
+    bound whatever the LP's own tolerances. At an optimal ``w`` the bound is tight (the KKT
+    multipliers of the epigraph problem attain it).
+
+    Returns:
+        ``(bound, p)`` with ``p`` of shape ``(J,)`` (zero outside ``rows``); ``(0, 0)`` if the LP
+        fails.
+    """
+    from scipy.optimize import linprog
+
+    p_full = np.zeros(prob.y.shape[0])
+    inv, f_all = _safe_exact(prob, w)
+    f = f_all[rows]
+    dmat = prob.cross(inv, rows)
+    k, m = dmat.shape
+    scale = float(f.max())
+    if scale <= 0.0:
+        return 0.0, p_full
+    res = linprog(
+        np.r_[-2.0 * f / scale, 1.0],
+        A_ub=np.hstack([dmat / scale, -np.ones((k, 1))]),
+        b_ub=np.zeros(k),
+        A_eq=np.r_[np.ones(m), 0.0][None, :],
+        b_eq=[1.0],
+        bounds=[(0.0, None)] * m + [(None, None)],
+        method="highs",
+    )
+    if res.x is None:
+        return 0.0, p_full
+    p = np.maximum(res.x[:m], 0.0)
+    if p.sum() <= 0.0:
+        return 0.0, p_full
+    p /= p.sum()
+    p_full[rows] = p
+    return float(2.0 * (f @ p) - (dmat @ p).max()), p_full
+
+
+def _polish_arm_budget(k: int, r: int) -> int:
+    """Initial number of arms in the polish working set (enough for a Carathéodory support)."""
+    return min(k, POLISH_MAX_ARMS, max(2 * r, r * (r + 1) // 2 + r))
+
+
+def _slsqp_epigraph(
+    prob: _Transductive,
+    arms: NDArray[np.intp],
+    rows: NDArray[np.intp],
+    w_start: FloatArray,
+    lower: float,
+) -> tuple[FloatArray, int]:
+    """SLSQP on ``min s`` s.t. ``log f_j(w) ≤ s`` (``j ∈ rows``), ``Σw = 1``, ``w ≥ lower`` on ``arms``.
+
+    Returns the design (on all ``K`` arms, zero outside ``arms``) and the number of iterations.
+    """
+    from scipy.optimize import minimize
+
+    z = prob.z[arms]
+    y = prob.y[rows]
+    c = prob.c[rows]
+    n = arms.shape[0]
+    cache: dict[str, object] = {}
+
+    def evaluate(x: FloatArray) -> tuple[FloatArray, FloatArray]:
+        key = x.tobytes()
+        if cache.get("key") != key:
+            inv = _stable_inverse(z, np.maximum(x[:n], 0.0))
+            fv = c * np.maximum(((y @ inv) * y).sum(axis=1), 1e-300)
+            cache.update(key=key, val=(fv, z @ inv @ y.T))
+        return cache["val"]  # type: ignore[return-value]
+
+    def cons(x: FloatArray) -> FloatArray:
+        return x[n] - np.log(evaluate(x)[0])
+
+    def cons_jac(x: FloatArray) -> FloatArray:
+        fv, v = evaluate(x)
+        jac = np.empty((rows.shape[0], n + 1))
+        jac[:, :n] = (c * v * v).T / fv[:, None]
+        jac[:, n] = 1.0
+        return jac
+
+    x0 = np.r_[np.clip(w_start[arms], lower, 1.0), 0.0]
+    x0[:n] /= x0[:n].sum()
+    x0[n] = float(np.log(evaluate(x0)[0].max()))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        res = minimize(
+            lambda x: x[n],
+            x0,
+            jac=lambda x: np.r_[np.zeros(n), 1.0],
+            method="SLSQP",
+            bounds=[(lower, 1.0)] * n + [(None, None)],
+            constraints=[
+                {"type": "ineq", "fun": cons, "jac": cons_jac},
+                {
+                    "type": "eq",
+                    "fun": lambda x: np.array([x[:n].sum() - 1.0]),
+                    "jac": lambda x: np.r_[np.ones(n), 0.0][None, :],
+                },
+            ],
+            options={"maxiter": 1000, "ftol": 1e-14},
+        )
+    w = np.zeros(prob.z.shape[0])
+    sub = np.maximum(res.x[:n], 0.0) if np.all(np.isfinite(res.x)) else x0[:n]
+    w[arms] = sub / sub.sum()
+    return w, int(res.nit)
+
+
+def _interior_point_epigraph(
+    prob: _Transductive,
+    arms: NDArray[np.intp],
+    rows: NDArray[np.intp],
+    w_start: FloatArray,
+    tol: float,
+    *,
+    max_newton: int = 300,
+) -> tuple[FloatArray, FloatArray, int]:
+    """Barrier interior-point method on the epigraph form, restricted to working sets.
+
+    Solves ``min t`` s.t. ``f_j(w) ≤ t`` (``j ∈ rows``), ``w ≥ 0`` on ``arms``, ``Σ w = 1``. Each
+    constraint is the linear matrix inequality ``[[A(w), y_j], [y_jᵀ, t/c_j]] ⪰ 0``, whose
+    self-concordant barrier is ``−log det A(w) − log(t − f_j(w)) + const``; the method minimises
+    ``τ t − Σ_j log(t − f_j) − m log det A(w) − Σ_k log w_k`` by Newton's method with the
+    equality constraint, for ``τ = 10^i τ_0``, until the duality-gap bound ``ν/τ``
+    (``ν = m(r + 1) + n``) is below ``tol/20`` of the value (Boyd & Vandenberghe 2004, §11.3,
+    §11.6). Derivatives, with ``V_kj = √c_j z_kᵀA⁻¹y_j`` and ``G = Z A⁻¹ Zᵀ``:
+    ``∂f_j/∂w_k = −V_kj²``, ``∂²f_j/∂w_k∂w_l = 2 V_kj V_lj G_kl`` (spec 001 §1.8),
+    ``∂ log det A/∂w_k = G_kk``, ``∂² log det A/∂w_k∂w_l = −G_kl²``. Values are scaled by the
+    starting value; the Newton system by ``diag(w)``. Each Newton step costs ``O(n² m + n³)``.
+
+    At centrality ``τ = Σ_j 1/(t − f_j)``, so ``p_j = 1/(τ(t − f_j))`` is a distribution over
+    the targets: the ``p`` of the certificate ``2h_p(w) − max_k d_k(w)``.
+
+    Returns:
+        ``(w, p, newton_steps)`` with ``w`` on all ``K`` arms (zero outside ``arms``) and ``p`` on
+        all targets (zero outside ``rows``).
+    """
+    from scipy.linalg import cho_factor, cho_solve
+
+    z = prob.z[arms]
+    n, m, r = arms.shape[0], rows.shape[0], prob.z.shape[1]
+    w = np.clip(w_start[arms], 0.0, None)
+    w = 0.9 * w / max(w.sum(), 1e-300) + 0.1 / n
+    ys = prob.y[rows] * np.sqrt(prob.c[rows])[:, None]
+
+    def evaluate(wv: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, float] | None:
+        """``(f, V, G, log det A)`` at ``wv``, or ``None`` if ``A(wv)`` is not PD."""
+        a = (z.T * wv) @ z
+        try:
+            fac = cho_factor(0.5 * (a + a.T), lower=True)
+        except np.linalg.LinAlgError:
+            return None
+        sol = cho_solve(fac, np.hstack([z.T, ys.T]))
+        fv = (ys * sol[:, n:].T).sum(axis=1)
+        if not np.all(np.isfinite(fv)):
+            return None
+        logdet = 2.0 * float(np.log(np.abs(np.diag(fac[0]))).sum())
+        return fv, z @ sol[:, n:], z @ sol[:, :n], logdet
+
+    ev = evaluate(w)
+    if ev is None:
+        raise np.linalg.LinAlgError("internal error: singular start in the interior-point method.")
+    scale = float(ev[0].max())
+    ys = ys / math.sqrt(scale)  # the starting value becomes 1
+    fv, vmat, gmat, logdet = ev[0] / scale, ev[1] / math.sqrt(scale), ev[2], ev[3]
+    t = 1.1 * float(fv.max())
+    nu_bar = m * (r + 1) + n
+    tau = nu_bar / max(t - 0.0, 1e-12) * TAU0F
+    tau_final = nu_bar / (0.05 * tol)
+    steps = 0
+
+    def barrier(wv: FloatArray, tv: float, fvals: FloatArray, ld: float, tau_: float) -> float:
+        sl = tv - fvals
+        if np.any(sl <= 0.0) or np.any(wv <= 0.0):
+            return math.inf
+        return tau_ * tv - float(np.log(sl).sum()) - m * ld - float(np.log(wv).sum())
+
+    while True:
+        for _ in range(100):  # centering
+            inv_s = 1.0 / (t - fv)
+            q = vmat * vmat
+            diag_g = np.diag(gmat)
+            grad_w = -(q @ inv_s) - m * diag_g - 1.0 / w
+            grad_t = tau - float(inv_s.sum())
+            hww = (q * inv_s**2) @ q.T + 2.0 * gmat * ((vmat * inv_s) @ vmat.T) + m * gmat * gmat
+            hww[np.diag_indices(n)] += 1.0 / w**2
+            # Newton step in the scaled variables dw = diag(w) du, Σ dw = 0 (Schur complement).
+            hess = np.empty((n + 1, n + 1))
+            hess[:n, :n] = hww * np.outer(w, w)
+            hess[:n, n] = hess[n, :n] = (q @ inv_s**2) * w
+            hess[n, n] = float((inv_s**2).sum())
+            grad = np.r_[grad_w * w, grad_t]
+            a_vec = np.r_[w, 0.0]
+            try:
+                fac = cho_factor(hess)
+            except np.linalg.LinAlgError:
+                hess[np.diag_indices(n + 1)] += 1e-12 * float(np.abs(np.diag(hess)).max())
+                try:
+                    fac = cho_factor(hess)
+                except np.linalg.LinAlgError:
+                    break
+            h_g = cho_solve(fac, grad)
+            h_a = cho_solve(fac, a_vec)
+            du = -(h_g - (float(a_vec @ h_g) / float(a_vec @ h_a)) * h_a)
+            decrement = -float(grad @ du)
+            if not np.isfinite(decrement) or decrement <= 1e-10:
+                break
+            dw, dt = du[:n] * w, float(du[n])
+            step = 1.0 / (1.0 + math.sqrt(decrement)) if decrement > 0.25 else 1.0
+            f0 = barrier(w, t, fv, logdet, tau)
+            while step > 1e-12:
+                w_try, t_try = w + step * dw, t + step * dt
+                ev = evaluate(w_try) if np.all(w_try > 0) else None
+                if ev is not None:
+                    f1 = barrier(w_try, t_try, ev[0], ev[3], tau)
+                    if f1 <= f0 - 0.1 * step * decrement:
+                        break
+                step *= 0.5
+            else:
+                break
+            steps += 1
+            w, t = w_try, t_try
+            fv, vmat, gmat, logdet = ev  # type: ignore[misc]
+            if steps >= max_newton:
+                break
+        if tau >= tau_final or steps >= max_newton:
+            break
+        tau *= 10.0
+    lam = 1.0 / (tau * (t - fv))
+    p_full = np.zeros(prob.y.shape[0])
+    p_full[rows] = lam / lam.sum()
+    w_full = np.zeros(prob.z.shape[0])
+    w_full[arms] = w / w.sum()
+    return w_full, p_full, steps
+
+
+def _slsqp_polish(
+    prob: _Transductive,
+    w: FloatArray,
+    tol: float,
+    *,
+    max_rounds: int = 12,
+    lower: float = 1e-10,
+) -> tuple[FloatArray, float, int]:
+    """Polish a design with SLSQP on the epigraph form, with working sets of targets and arms.
+
+    Each round solves ``min s`` s.t. ``log f_j(w) ≤ s`` for the targets of the working set, over
+    the designs supported on the arms of the working set (``s = log t``: the logarithm scales
+    every constraint by the current value, spec 001 §1.8 (a); analytic gradients
+    ``∂ log f_j / ∂w_k = −c_j (z_kᵀA⁻¹y_j)² / f_j``). Then all targets are checked (violators
+    join the working set: constraint generation) and, through the LP certificate's ``p``, all
+    arms (an arm with ``d_k > h_p`` would improve the design: column generation). The working
+    set of arms never exceeds :data:`POLISH_MAX_ARMS`.
+
+    Returns:
+        ``(best_w, best_lower_bound, iterations)``.
+    """
+    k, r = prob.z.shape
+    n_targets = prob.y.shape[0]
+    inv, f_all = _safe_exact(prob, w)
+    rows = _candidate_targets(f_all, max(30, 3 * r))
+    lb, p = _lp_certificate(prob, w, rows)
+    d = prob.scores(inv, p * prob.c)
+    n_arms = _polish_arm_budget(k, r)
+    if n_arms >= k:
+        arms = np.arange(k)
+    else:
+        spanning = np.flatnonzero(_spanning_start(prob.z) > 0)
+        half = max(1, n_arms // 2)
+        arms = np.union1d(np.argsort(-w, kind="stable")[:half], np.argsort(-d, kind="stable")[:half])
+        arms = np.union1d(arms, spanning)
+    best_w, best_val, best_lb = w, float(f_all.max()), lb
+    total_it = 0
+    for _ in range(max_rounds):
+        w, nit = _slsqp_epigraph(prob, arms, rows, w, lower)
+        total_it += nit
+        inv, f_all = _safe_exact(prob, w)
+        value = float(f_all.max())
+        if value < best_val:
+            best_w, best_val = w, value
+        top = float(f_all[rows].max())
+        violators = np.flatnonzero(f_all > top * (1.0 + 0.1 * tol))
+        if violators.size and rows.size < n_targets:
+            extra = violators[np.argsort(-f_all[violators], kind="stable")][: max(rows.size, 10)]
+            rows = np.union1d(rows, extra)
+            continue
+        if k * rows.size > _LP_MAX_ENTRIES:
+            break
+        lb, p = _lp_certificate(prob, w, rows)
+        best_lb = max(best_lb, lb)
+        if best_val - best_lb <= tol * best_val or arms.size >= k:
+            break
+        d = prob.scores(inv, p * prob.c)
+        hp = float(p @ f_all)
+        outside = np.setdiff1d(np.flatnonzero(d > hp * (1.0 + 0.1 * tol)), arms)
+        room = POLISH_MAX_ARMS - arms.size
+        if outside.size == 0 or room <= 0:
+            break
+        take = outside[np.argsort(-d[outside], kind="stable")][: min(room, max(10, arms.size // 2))]
+        arms = np.union1d(arms, take)
+    return best_w, best_lb, total_it
+
+
+def _safe_exact(prob: _Transductive, w: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """:meth:`_Transductive.exact`, falling back to an eigenvalue-floored inverse if singular."""
+    try:
+        return prob.exact(w)
+    except np.linalg.LinAlgError:
+        inv = _stable_inverse(prob.z, w)
+        return inv, prob.values(inv)
+
+
+def _drop_tiny_weights(prob: _Transductive, w: FloatArray, threshold: float) -> FloatArray:
+    """Set weights ``≤ threshold`` to zero if this keeps ``A(w)`` invertible and the value."""
+    small = (w > 0) & (w <= threshold)
+    if not np.any(small):
+        return w
+    cand = np.where(small, 0.0, w)
+    cand /= cand.sum()
+    try:
+        new = float(prob.exact(cand)[1].max())
+    except np.linalg.LinAlgError:
+        return w
+    old = float(_safe_exact(prob, w)[1].max())
+    return cand if new <= old * (1.0 + 1e-9) else w
+
+
+def transductive_design(
+    features: ArrayLike,
+    targets: ArrayLike,
+    target_weights: ArrayLike | None = None,
+    *,
+    tol: float = 1e-3,
+    max_iter: int = 5_000,
+    init: ArrayLike | None = None,
+) -> DesignResult:
+    """Transductive design ``min_w max_j c_j ‖y_j‖²_{A(w)⁻¹}`` with a certified duality gap.
+
+    This is the XY-allocation (spec 001 §2.2, Eq. 14/25) when the targets are the pairwise
+    differences, and the oracle allocation / characteristic time (spec 001 §1.5 Eq. 5–6, §1.8)
+    when the targets are ``x* − x`` with weights ``1/Δ_x²``. The criterion is convex in ``w``
+    (spec 001 §1.7).
+
+    Algorithm: Frank–Wolfe with away steps and exact line search on a log-sum-exp smoothing of the
+    max (spec 001 §1.8 (b)). The smoothing error is kept below half the currently certified gap
+    and, in the end, below ``tol/2`` relative. Every iteration computes the certified lower bound
+    ``T* ≥ 2h_p(w) − max_k d_k(w)`` for ``p`` = the softmax weights (convexity of
+    ``h_p(w) = Σ_j p_j c_j‖y_j‖²_{A(w)⁻¹}``, with ``d_k = Σ_j p_j c_j (x_kᵀA⁻¹y_j)²``), and stops
+    once ``(value − lower_bound) / value ≤ tol``. If that does not happen, the bound is
+    re-optimised over ``p`` by a linear program, and problems with at most
+    :data:`POLISH_MAX_ARMS` arms are polished by SLSQP on the epigraph form (spec 001 §1.8 (a)),
+    after which the certificate is recomputed. ``converged`` reports honestly whether ``tol`` was
+    certified. Optima with tiny weights (``~1e-5``, spec 001 §1.8) are resolved because the
+    polish works on the logarithm of the constraints.
+
+    Args:
+        features: Arm features ``x_k``, shape ``(K, h)``; need not span ``R^h``.
+        targets: Target directions ``y_j``, shape ``(J, h)`` (or ``(h,)`` for one target). Every
+            target must lie in the span of the features.
+        target_weights: Non-negative weights ``c_j``, shape ``(J,)``; default all ones. Targets
+            with ``c_j = 0`` (or ``y_j = 0``) are ignored.
+        tol: Relative tolerance on the certified duality gap.
+        max_iter: Maximum number of Frank–Wolfe iterations. For problems that get the polish,
+            Frank–Wolfe also stops early once its certified gap stops halving (50 iterations).
+        init: Optional starting design, shape ``(K,)``, whose information matrix must be
+            invertible on the span of the arms. Default: uniform.
+
+    Returns:
+        A :class:`DesignResult`; ``value = max_j c_j‖y_j‖²_{A(w)⁻¹}`` and ``lower_bound`` a
+        certified lower bound on the optimum. If every target is ignorable the value is 0.
+
+    Raises:
+        ValueError: On bad shapes, non-finite or negative inputs, a target outside the span of
+            the features, or a singular ``init``.
+    """
+    _, z, u = _check_features(features)
+    k, r = z.shape
+    h = u.shape[0]
+    y = np.asarray(targets, dtype=np.float64)
+    if y.ndim == 1:
+        y = y[None, :]
+    if y.ndim != 2 or y.shape[1] != h or y.shape[0] < 1:
+        raise ValueError(
+            f"targets is expected to have shape (J, {h}) with J >= 1 (the feature dimension is "
+            f"{h}). Got shape {np.shape(targets)}."
+        )
+    if not np.all(np.isfinite(y)):
+        raise ValueError("targets must be finite; it contains NaN or inf.")
+    n_targets = y.shape[0]
+    if target_weights is None:
+        c = np.ones(n_targets)
+    else:
+        c = np.asarray(target_weights, dtype=np.float64)
+        if c.shape != (n_targets,):
+            raise ValueError(
+                f"target_weights is expected to have shape ({n_targets},). Got shape {c.shape}."
+            )
+        if not (np.all(np.isfinite(c)) and np.all(c >= 0)):
+            raise ValueError("target_weights must be finite and non-negative.")
+    if not (np.isfinite(tol) and 0 < tol < 1):
+        raise ValueError(f"tol is expected in (0, 1). Got {tol!r}.")
+    if int(max_iter) != max_iter or max_iter < 0:
+        raise ValueError(f"max_iter is expected to be a non-negative integer. Got {max_iter!r}.")
+    yr = y @ u
+    x_scale = float(np.max(np.linalg.norm(np.asarray(features, dtype=np.float64), axis=1)))
+    resid = np.linalg.norm(y - yr @ u.T, axis=1)
+    outside = np.flatnonzero(resid > 1e-8 * (np.linalg.norm(y, axis=1) + x_scale))
+    if outside.size:
+        raise ValueError(
+            f"{outside.size} target(s) are not in the span of the features (first: index "
+            f"{int(outside[0])}, distance {float(resid[outside[0]]):.3g}); their variance is "
+            "infinite under every design. The features span a subspace of dimension "
+            f"{r} < {h}; only directions inside it are estimable."
+        )
+    w0 = _check_init(init, k)
+    if w0 is None:
+        w0 = np.full(k, 1.0 / k)
+    elif _information_inverse(z, w0) is None:
+        raise ValueError(
+            "init does not span the arms: its information matrix is singular on their span."
+        )
+    keep = (c > 0) & (np.linalg.norm(yr, axis=1) > 0)
+    if not np.any(keep):
+        return DesignResult(weights=w0, value=0.0, lower_bound=0.0, iterations=0, converged=True)
+    prob = _Transductive(z, np.ascontiguousarray(yr[keep]), c[keep])
+    polish = _polish_arm_budget(k, r) <= POLISH_MAX_ARMS and (
+        k <= POLISH_MAX_ARMS or r * (r + 1) // 2 + r <= POLISH_MAX_ARMS
+    )
+    w, _, lower, iters, converged = _transductive_fw(
+        prob, w0, tol, int(max_iter), stall_window=50 if polish else None
+    )
+    f = _safe_exact(prob, w)[1]
+    value = float(f.max())
+    converged = value - lower <= tol * value
+    if not converged:
+        rows = _candidate_targets(f, max(50, 5 * r))
+        if k * rows.size <= _LP_MAX_ENTRIES:
+            lower = max(lower, _lp_certificate(prob, w, rows)[0])
+        converged = value - lower <= tol * value
+    if not converged and polish:
+        w_pol, lb_pol, pol_iters = _slsqp_polish(prob, w, tol)
+        iters += pol_iters
+        lower = max(lower, lb_pol)
+        w_pol = _drop_tiny_weights(prob, w_pol, 1e-9)
+        f_pol = _safe_exact(prob, w_pol)[1]
+        if f_pol.max() <= value:
+            w, f, value = w_pol, f_pol, float(f_pol.max())
+        if value - lower > tol * value:
+            rows = _candidate_targets(f, max(50, 5 * r))
+            if k * rows.size <= _LP_MAX_ENTRIES:
+                lower = max(lower, _lp_certificate(prob, w, rows)[0])
+        converged = value - lower <= tol * value
+    lower = min(lower, value)
+    return DesignResult(
+        weights=w, value=value, lower_bound=lower, iterations=iters, converged=bool(converged)
+    )
+
+
+def xy_design(features: ArrayLike, **kwargs: object) -> DesignResult:
+    """XY-allocation design: transductive design on all pairwise differences (spec 001 §2.2).
+
+    ``min_w max_{i<j} ‖x_i − x_j‖²_{A(w)⁻¹}`` (Eq. 14/25). The ``K(K−1)/2`` targets are built
+    explicitly, so memory is ``O(K² h)``: fine up to ``K`` of a few thousand.
+
+    Args:
+        features: Arm features, shape ``(K, h)`` with ``K ≥ 2``.
+        **kwargs: Passed to :func:`transductive_design` (``tol``, ``max_iter``, ``init``,
+            ``target_weights``).
+
+    Returns:
+        The :class:`DesignResult` of :func:`transductive_design`.
+
+    Raises:
+        ValueError: If there are fewer than two arms, or as :func:`transductive_design`.
+    """
+    x = np.asarray(features, dtype=np.float64)
+    if x.ndim != 2 or x.shape[0] < 2:
+        raise ValueError(
+            f"xy_design needs features of shape (K, h) with K >= 2. Got shape {x.shape}."
+        )
+    return transductive_design(x, pairwise_differences(x), **kwargs)  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- rounding
+def round_design(weights: ArrayLike, n: int, *, support_tol: float = 1e-12) -> IntArray:
+    """Efficient rounding of a design to ``n`` integer pulls (Pukelsheim 2006, ch. 12).
+
+    Spec 001 App. C / §2.6 (corrected text): with ``p`` support points (``w_i > support_tol``,
+    weights normalised on the support) and ``n ≥ p``, start from ``n_i = ⌈(n − p/2) w_i⌉``; while
+    ``Σ n_i < n`` increment a count with the smallest ``n_j / w_j``; while ``Σ n_i > n`` decrement
+    a count with the largest ``(n_k − 1) / w_k``. This is Adams' divisor apportionment: the
+    result equals the first ``n`` pulls of the sequential rule "pull ``argmin_i T_i / w_i``"
+    (ties to the lowest index) started from ``T = 0``. The implementation enforces exactly that
+    set (the ``n`` smallest keys ``((s − 1)/w_i, i)``, ``s = 1, 2, …``), so the result is
+
+    * exact: ``Σ n_i = n``;
+    * at least 1 on every support point and 0 elsewhere;
+    * monotone in ``n``: going from ``n`` to ``n + 1`` increments exactly one count by 1.
+
+    Efficiency (spec 001 Lemma 5/6): the rounded design loses at most a factor ``1 + p/n``.
+
+    Args:
+        weights: Design weights, shape ``(K,)``, finite and non-negative, not all zero.
+        n: Total number of pulls.
+        support_tol: Weights ``≤ support_tol`` (after normalisation) are outside the support.
+
+    Returns:
+        Integer counts, shape ``(K,)``, dtype int64.
+
+    Raises:
+        ValueError: On invalid weights, or if ``n`` is smaller than the support size.
+    """
+    w = np.asarray(weights, dtype=np.float64)
+    if w.ndim != 1 or w.size == 0:
+        raise ValueError(f"weights is expected to be a non-empty 1-D array. Got shape {w.shape}.")
+    if not (np.all(np.isfinite(w)) and np.all(w >= 0) and w.sum() > 0):
+        raise ValueError("weights must be finite, non-negative and not all zero.")
+    if isinstance(n, bool) or int(n) != n:
+        raise ValueError(f"n is expected to be an integer. Got {n!r}.")
+    n = int(n)
+    w = w / w.sum()
+    supp = np.flatnonzero(w > support_tol)
+    p = supp.size
+    if n < p:
+        raise ValueError(
+            f"Efficient rounding needs n >= the support size: n = {n} pulls for p = {p} support "
+            f"points (weights > {support_tol:g}). Increase n or sparsify the design."
+        )
+    ws = w[supp] / w[supp].sum()
+    counts = np.maximum(np.ceil((n - p / 2.0) * ws), 1.0).astype(np.int64)
+    # Adams keys: the s-th pull of point i has key ((s - 1) / w_i, i). A count vector is the
+    # apportionment for n iff it takes the n smallest keys, i.e. every taken "last" key is
+    # smaller (lexicographically) than every untaken "next" key.
+    total = int(counts.sum())
+    while total < n:  # at most p/2 + 1 iterations (Pukelsheim's bound on the start's error)
+        i = int(np.argmin(counts / ws))  # next keys; argmin takes the lowest index on ties
+        counts[i] += 1
+        total += 1
+    while total > n:
+        last = (counts - 1) / ws
+        i = int(len(last) - 1 - np.argmax(last[::-1]))  # largest key; highest index on ties
+        counts[i] -= 1
+        total -= 1
+    while True:  # exchange until the n smallest keys are taken (normally no iteration)
+        last = np.where(counts > 1, (counts - 1) / ws, -np.inf)
+        nxt = counts / ws
+        i_out = int(len(last) - 1 - np.argmax(last[::-1]))
+        i_in = int(np.argmin(nxt))
+        if last[i_out] < nxt[i_in] or (last[i_out] == nxt[i_in] and i_out < i_in):
+            break
+        counts[i_out] -= 1
+        counts[i_in] += 1
+    out = np.zeros(w.shape[0], dtype=np.int64)
+    out[supp] = counts
+    return out
