@@ -34,6 +34,25 @@ ENVS: tuple[EnvEntry, ...] = (
         source="Soare, Lazaric, Munos 2014, Sec. 6 (spec 001 §4.1)",
     ),
     EnvEntry(
+        id="LinearBAI-Basis-v0",
+        entry_point="bandit_envs.instances.linear_bai:make_basis",
+        family="linear best arm",
+        task="best_arm",
+        summary="arms e1..e_d, theta = (gap, 0, ...) (keywords d, gap, sigma; defaults d=5, "
+        "gap=0.2, sigma=1, delta=0.1)",
+        source="Zaki, Mohan, Gopalan (PELEG), setting 1 (spec 003 §5.2)",
+    ),
+    EnvEntry(
+        id="LinearBAI-Sphere-v0",
+        entry_point="bandit_envs.instances.linear_bai:make_sphere",
+        family="linear best arm",
+        task="best_arm",
+        summary="n_arms arms uniform on the sphere of R^d, theta = u + gamma (v - u) for the two "
+        "closest arms (keywords n_arms, d, gamma, sigma, instance_seed; defaults 100, 10, 0.01, "
+        "1, 0; delta=0.1)",
+        source="Tao, Blanco, Zhou 2018 via PELEG setting 2 (spec 003 §5.3)",
+    ),
+    EnvEntry(
         id="LinearBAI-Custom-v0",
         entry_point="bandit_envs.instances.linear_bai:make_custom",
         family="linear best arm",

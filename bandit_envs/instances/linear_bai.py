@@ -115,3 +115,89 @@ def make_custom(
     return PureExplorationEnv(
         model, BestArm(), name=who, **_setting(delta, budget, 0.05), **env_kwargs
     )
+
+
+def make_basis(
+    d: int = 5,
+    gap: float = 0.2,
+    sigma: float = 1.0,
+    *,
+    delta: float | None = None,
+    budget: int | None = None,
+    **env_kwargs: Any,
+) -> PureExplorationEnv:
+    """``LinearBAI-Basis-v0``: the standard bandit of PELEG's setting 1 (spec 003 §5.2).
+
+    Arms e₁, …, e_d and θ = (gap, 0, …, 0): the best arm is e₁ and every other arm trails it by
+    ``gap``. The characteristic quantity is D = gap²/(1 + √(d−1))² (spec 003 §5.2), so
+    T* = 2σ²(1 + √(d−1))²/gap². Defaults d = 5, gap = 0.2, σ = 1, δ = 0.1 (the paper's δ).
+    """
+    who = "LinearBAI-Basis-v0"
+    d = check_positive_int(d, "d", who, minimum=2)
+    gap = check_finite(gap, "gap", who)
+    if gap <= 0:
+        raise InvalidParameterError(f"{who}: gap must be > 0; got {gap!r}.")
+    sigma = check_nonnegative(sigma, "sigma", who)
+    theta = np.zeros(d)
+    theta[0] = gap
+    model = LinearGaussian(np.eye(d), theta, sigma)
+    info = {"d": d, "gap": gap, "sigma": sigma}
+    return PureExplorationEnv(
+        model, BestArm(), name=who, instance_info=info, **_setting(delta, budget, 0.1),
+        **env_kwargs,
+    )
+
+
+def sphere_instance(n_arms: int, d: int, gamma: float, instance_seed: int) -> tuple[np.ndarray,
+                                                                                    np.ndarray]:
+    """Arms uniform on the unit sphere of R^d and θ = u + γ(v − u) for the two closest arms u, v.
+
+    The construction of Tao, Blanco & Zhou (2018) used by PELEG's setting 2 (spec 003 §5.3):
+    ``u`` is the best arm and ``v`` trails it by (1 − uᵀv)(1 − 2γ).
+    """
+    rng = np.random.default_rng(instance_seed)
+    arms = rng.standard_normal((n_arms, d))
+    arms /= np.linalg.norm(arms, axis=1, keepdims=True)
+    inner = arms @ arms.T
+    np.fill_diagonal(inner, -np.inf)
+    u, v = np.unravel_index(int(np.argmax(inner)), inner.shape)
+    theta = arms[u] + gamma * (arms[v] - arms[u])
+    return arms, theta
+
+
+def make_sphere(
+    n_arms: int = 100,
+    d: int = 10,
+    gamma: float = 0.01,
+    sigma: float = 1.0,
+    instance_seed: int = 0,
+    *,
+    delta: float | None = None,
+    budget: int | None = None,
+    **env_kwargs: Any,
+) -> PureExplorationEnv:
+    """``LinearBAI-Sphere-v0``: K arms uniform on the sphere (PELEG setting 2, spec 003 §5.3).
+
+    The arms are drawn from ``instance_seed`` (the episode seed only changes the noise); θ =
+    u + γ(v − u) for the two closest arms u, v, so u is the best arm and v its closest competitor.
+    Defaults K = 100, d = 10, γ = 0.01, σ = 1, δ = 0.1 (the paper's, with d ∈ {10, …, 50}).
+    The keyword for K is ``n_arms``.
+    """
+    who = "LinearBAI-Sphere-v0"
+    n_arms = check_positive_int(n_arms, "n_arms", who, minimum=2)
+    d = check_positive_int(d, "d", who, minimum=2)
+    gamma = check_finite(gamma, "gamma", who)
+    if not 0.0 <= gamma < 0.5:
+        raise InvalidParameterError(
+            f"{who}: gamma must be in [0, 0.5) so that u stays the best arm; got {gamma!r}."
+        )
+    instance_seed = check_positive_int(instance_seed, "instance_seed", who, minimum=0)
+    sigma = check_nonnegative(sigma, "sigma", who)
+    arms, theta = sphere_instance(n_arms, d, gamma, instance_seed)
+    model = LinearGaussian(arms, theta, sigma)
+    info = {"n_arms": n_arms, "d": d, "gamma": gamma, "sigma": sigma,
+            "instance_seed": instance_seed}
+    return PureExplorationEnv(
+        model, BestArm(), name=who, instance_info=info, **_setting(delta, budget, 0.1),
+        **env_kwargs,
+    )
