@@ -382,8 +382,10 @@ def _transductive_fw(
     """Frank–Wolfe with away steps on the log-sum-exp smoothing of ``max_j f_j(w)``.
 
     The smoothed objective is ``F_μ(w) = μ log Σ_j exp(f_j(w)/μ)``, with
-    ``max_j f_j ≤ F_μ ≤ max_j f_j + μ log J``; ``μ = tol · value / (2 log J)`` is re-chosen at every
-    iteration from the current value, so the smoothing error is at most ``tol/2`` relative.
+    ``max_j f_j ≤ F_μ ≤ max_j f_j + μ log J``. At every iteration ``μ = ε · value / log J`` is
+    re-chosen from the current value, so the smoothing error is at most ``ε`` relative; ``ε``
+    starts at 1/2 and follows half the certified relative gap down to ``tol/2`` (continuation: a
+    fixed sharp smoothing makes Frank–Wolfe zig-zag when many targets are nearly active).
     ``∂F_μ/∂w_k = −d_k(w)`` with ``d_k = Σ_j p_j c_j (z_kᵀA⁻¹y_j)²`` and ``p = softmax(f/μ)``
     (spec 001 §1.8: ``∂(yᵀA⁻¹y)/∂w_k = −(x_kᵀA⁻¹y)²``). The exact line search along the
     toward/away direction uses the closed form of ``f_j`` along ``(1−γ)w + γe_k`` (Sherman–Morrison)
@@ -471,7 +473,9 @@ def _transductive_fw(
         if drop_at is not None and 1.0 + lo * gm1 <= 1e-6 * (1.0 - lo):
             lo, drop_at = lo * (1.0 - 1e-6), None  # numerically critical: do not drop
 
-        def along(gamma: float, a: FloatArray = a, b: FloatArray = b, gm1: float = gm1) -> FloatArray:
+        def along(
+            gamma: float, a: FloatArray = a, b: FloatArray = b, gm1: float = gm1
+        ) -> FloatArray:
             den = (1.0 - gamma) * (1.0 + gamma * gm1)
             return (a + gamma * (a * gm1 - b)) / den
 
@@ -528,8 +532,11 @@ def _transductive_fw(
 _AWAY_FLOOR = 1e-10
 #: Smallest weight a toward step leaves on an arm needed for the invertibility of ``A(w)``.
 _FW_FLOOR = 1e-12
-#: Problems with at most this many arms get the SLSQP polish when Frank–Wolfe stalls.
-POLISH_MAX_ARMS = 300
+#: Largest working set of arms for the SLSQP polish. SLSQP's cost per iteration grows like the
+#: cube of the number of variables (measured: ~5 ms at 65 arms, ~80 ms at 190 arms), so
+#: problems whose optimal support may exceed this (rank ``r`` with ``r(r+1)/2 + r`` above it)
+#: and that have more arms are left to Frank–Wolfe alone.
+POLISH_MAX_ARMS = 150
 #: Largest ``K × (number of candidate targets)`` for which the LP certificate is computed.
 _LP_MAX_ENTRIES = 2_000_000
 
@@ -603,8 +610,11 @@ def _lp_certificate(
 
 
 def _polish_arm_budget(k: int, r: int) -> int:
-    """Initial number of arms in the polish working set (enough for a Carathéodory support)."""
-    return min(k, POLISH_MAX_ARMS, max(2 * r, r * (r + 1) // 2 + r))
+    """Initial number of arms in the polish working set (enough for a Carathéodory support).
+
+    An optimal design needs at most ``r(r+1)/2 + 1`` support points (spec 001 Remark 1).
+    """
+    return min(k, max(2 * r, r * (r + 1) // 2 + r))
 
 
 def _slsqp_epigraph(
@@ -613,10 +623,14 @@ def _slsqp_epigraph(
     rows: NDArray[np.intp],
     w_start: FloatArray,
     lower: float,
+    maxiter: int = 1000,
 ) -> tuple[FloatArray, int]:
-    """SLSQP on ``min s`` s.t. ``log f_j(w) ≤ s`` (``j ∈ rows``), ``Σw = 1``, ``w ≥ lower`` on ``arms``.
+    """SLSQP on ``min s`` s.t. ``log f_j(w) ≤ s`` (``j ∈ rows``), ``Σw = 1``, ``w ≥ lower``.
 
-    Returns the design (on all ``K`` arms, zero outside ``arms``) and the number of iterations.
+    The variables are the weights of ``arms`` and ``s``.
+
+    Returns:
+        The design (on all ``K`` arms, zero outside ``arms``) and the number of iterations.
     """
     from scipy.optimize import minimize
 
@@ -663,140 +677,12 @@ def _slsqp_epigraph(
                     "jac": lambda x: np.r_[np.ones(n), 0.0][None, :],
                 },
             ],
-            options={"maxiter": 1000, "ftol": 1e-14},
+            options={"maxiter": maxiter, "ftol": 1e-14},
         )
     w = np.zeros(prob.z.shape[0])
     sub = np.maximum(res.x[:n], 0.0) if np.all(np.isfinite(res.x)) else x0[:n]
     w[arms] = sub / sub.sum()
     return w, int(res.nit)
-
-
-def _interior_point_epigraph(
-    prob: _Transductive,
-    arms: NDArray[np.intp],
-    rows: NDArray[np.intp],
-    w_start: FloatArray,
-    tol: float,
-    *,
-    max_newton: int = 300,
-) -> tuple[FloatArray, FloatArray, int]:
-    """Barrier interior-point method on the epigraph form, restricted to working sets.
-
-    Solves ``min t`` s.t. ``f_j(w) ≤ t`` (``j ∈ rows``), ``w ≥ 0`` on ``arms``, ``Σ w = 1``. Each
-    constraint is the linear matrix inequality ``[[A(w), y_j], [y_jᵀ, t/c_j]] ⪰ 0``, whose
-    self-concordant barrier is ``−log det A(w) − log(t − f_j(w)) + const``; the method minimises
-    ``τ t − Σ_j log(t − f_j) − m log det A(w) − Σ_k log w_k`` by Newton's method with the
-    equality constraint, for ``τ = 10^i τ_0``, until the duality-gap bound ``ν/τ``
-    (``ν = m(r + 1) + n``) is below ``tol/20`` of the value (Boyd & Vandenberghe 2004, §11.3,
-    §11.6). Derivatives, with ``V_kj = √c_j z_kᵀA⁻¹y_j`` and ``G = Z A⁻¹ Zᵀ``:
-    ``∂f_j/∂w_k = −V_kj²``, ``∂²f_j/∂w_k∂w_l = 2 V_kj V_lj G_kl`` (spec 001 §1.8),
-    ``∂ log det A/∂w_k = G_kk``, ``∂² log det A/∂w_k∂w_l = −G_kl²``. Values are scaled by the
-    starting value; the Newton system by ``diag(w)``. Each Newton step costs ``O(n² m + n³)``.
-
-    At centrality ``τ = Σ_j 1/(t − f_j)``, so ``p_j = 1/(τ(t − f_j))`` is a distribution over
-    the targets: the ``p`` of the certificate ``2h_p(w) − max_k d_k(w)``.
-
-    Returns:
-        ``(w, p, newton_steps)`` with ``w`` on all ``K`` arms (zero outside ``arms``) and ``p`` on
-        all targets (zero outside ``rows``).
-    """
-    from scipy.linalg import cho_factor, cho_solve
-
-    z = prob.z[arms]
-    n, m, r = arms.shape[0], rows.shape[0], prob.z.shape[1]
-    w = np.clip(w_start[arms], 0.0, None)
-    w = 0.9 * w / max(w.sum(), 1e-300) + 0.1 / n
-    ys = prob.y[rows] * np.sqrt(prob.c[rows])[:, None]
-
-    def evaluate(wv: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, float] | None:
-        """``(f, V, G, log det A)`` at ``wv``, or ``None`` if ``A(wv)`` is not PD."""
-        a = (z.T * wv) @ z
-        try:
-            fac = cho_factor(0.5 * (a + a.T), lower=True)
-        except np.linalg.LinAlgError:
-            return None
-        sol = cho_solve(fac, np.hstack([z.T, ys.T]))
-        fv = (ys * sol[:, n:].T).sum(axis=1)
-        if not np.all(np.isfinite(fv)):
-            return None
-        logdet = 2.0 * float(np.log(np.abs(np.diag(fac[0]))).sum())
-        return fv, z @ sol[:, n:], z @ sol[:, :n], logdet
-
-    ev = evaluate(w)
-    if ev is None:
-        raise np.linalg.LinAlgError("internal error: singular start in the interior-point method.")
-    scale = float(ev[0].max())
-    ys = ys / math.sqrt(scale)  # the starting value becomes 1
-    fv, vmat, gmat, logdet = ev[0] / scale, ev[1] / math.sqrt(scale), ev[2], ev[3]
-    t = 1.1 * float(fv.max())
-    nu_bar = m * (r + 1) + n
-    tau = nu_bar / max(t - 0.0, 1e-12) * TAU0F
-    tau_final = nu_bar / (0.05 * tol)
-    steps = 0
-
-    def barrier(wv: FloatArray, tv: float, fvals: FloatArray, ld: float, tau_: float) -> float:
-        sl = tv - fvals
-        if np.any(sl <= 0.0) or np.any(wv <= 0.0):
-            return math.inf
-        return tau_ * tv - float(np.log(sl).sum()) - m * ld - float(np.log(wv).sum())
-
-    while True:
-        for _ in range(100):  # centering
-            inv_s = 1.0 / (t - fv)
-            q = vmat * vmat
-            diag_g = np.diag(gmat)
-            grad_w = -(q @ inv_s) - m * diag_g - 1.0 / w
-            grad_t = tau - float(inv_s.sum())
-            hww = (q * inv_s**2) @ q.T + 2.0 * gmat * ((vmat * inv_s) @ vmat.T) + m * gmat * gmat
-            hww[np.diag_indices(n)] += 1.0 / w**2
-            # Newton step in the scaled variables dw = diag(w) du, Σ dw = 0 (Schur complement).
-            hess = np.empty((n + 1, n + 1))
-            hess[:n, :n] = hww * np.outer(w, w)
-            hess[:n, n] = hess[n, :n] = (q @ inv_s**2) * w
-            hess[n, n] = float((inv_s**2).sum())
-            grad = np.r_[grad_w * w, grad_t]
-            a_vec = np.r_[w, 0.0]
-            try:
-                fac = cho_factor(hess)
-            except np.linalg.LinAlgError:
-                hess[np.diag_indices(n + 1)] += 1e-12 * float(np.abs(np.diag(hess)).max())
-                try:
-                    fac = cho_factor(hess)
-                except np.linalg.LinAlgError:
-                    break
-            h_g = cho_solve(fac, grad)
-            h_a = cho_solve(fac, a_vec)
-            du = -(h_g - (float(a_vec @ h_g) / float(a_vec @ h_a)) * h_a)
-            decrement = -float(grad @ du)
-            if not np.isfinite(decrement) or decrement <= 1e-10:
-                break
-            dw, dt = du[:n] * w, float(du[n])
-            step = 1.0 / (1.0 + math.sqrt(decrement)) if decrement > 0.25 else 1.0
-            f0 = barrier(w, t, fv, logdet, tau)
-            while step > 1e-12:
-                w_try, t_try = w + step * dw, t + step * dt
-                ev = evaluate(w_try) if np.all(w_try > 0) else None
-                if ev is not None:
-                    f1 = barrier(w_try, t_try, ev[0], ev[3], tau)
-                    if f1 <= f0 - 0.1 * step * decrement:
-                        break
-                step *= 0.5
-            else:
-                break
-            steps += 1
-            w, t = w_try, t_try
-            fv, vmat, gmat, logdet = ev  # type: ignore[misc]
-            if steps >= max_newton:
-                break
-        if tau >= tau_final or steps >= max_newton:
-            break
-        tau *= 10.0
-    lam = 1.0 / (tau * (t - fv))
-    p_full = np.zeros(prob.y.shape[0])
-    p_full[rows] = lam / lam.sum()
-    w_full = np.zeros(prob.z.shape[0])
-    w_full[arms] = w / w.sum()
-    return w_full, p_full, steps
 
 
 def _slsqp_polish(
@@ -805,6 +691,7 @@ def _slsqp_polish(
     tol: float,
     *,
     max_rounds: int = 12,
+    max_total_iter: int = 3000,
     lower: float = 1e-10,
 ) -> tuple[FloatArray, float, int]:
     """Polish a design with SLSQP on the epigraph form, with working sets of targets and arms.
@@ -815,7 +702,7 @@ def _slsqp_polish(
     ``∂ log f_j / ∂w_k = −c_j (z_kᵀA⁻¹y_j)² / f_j``). Then all targets are checked (violators
     join the working set: constraint generation) and, through the LP certificate's ``p``, all
     arms (an arm with ``d_k > h_p`` would improve the design: column generation). The working
-    set of arms never exceeds :data:`POLISH_MAX_ARMS`.
+    set of arms only grows while it has fewer than :data:`POLISH_MAX_ARMS` arms.
 
     Returns:
         ``(best_w, best_lower_bound, iterations)``.
@@ -832,12 +719,16 @@ def _slsqp_polish(
     else:
         spanning = np.flatnonzero(_spanning_start(prob.z) > 0)
         half = max(1, n_arms // 2)
-        arms = np.union1d(np.argsort(-w, kind="stable")[:half], np.argsort(-d, kind="stable")[:half])
+        arms = np.union1d(
+            np.argsort(-w, kind="stable")[:half], np.argsort(-d, kind="stable")[:half]
+        )
         arms = np.union1d(arms, spanning)
     best_w, best_val, best_lb = w, float(f_all.max()), lb
     total_it = 0
     for _ in range(max_rounds):
-        w, nit = _slsqp_epigraph(prob, arms, rows, w, lower)
+        if total_it >= max_total_iter:
+            break
+        w, nit = _slsqp_epigraph(prob, arms, rows, w, lower, min(1000, max_total_iter - total_it))
         total_it += nit
         inv, f_all = _safe_exact(prob, w)
         value = float(f_all.max())
@@ -912,11 +803,15 @@ def transductive_design(
     ``T* ≥ 2h_p(w) − max_k d_k(w)`` for ``p`` = the softmax weights (convexity of
     ``h_p(w) = Σ_j p_j c_j‖y_j‖²_{A(w)⁻¹}``, with ``d_k = Σ_j p_j c_j (x_kᵀA⁻¹y_j)²``), and stops
     once ``(value − lower_bound) / value ≤ tol``. If that does not happen, the bound is
-    re-optimised over ``p`` by a linear program, and problems with at most
-    :data:`POLISH_MAX_ARMS` arms are polished by SLSQP on the epigraph form (spec 001 §1.8 (a)),
-    after which the certificate is recomputed. ``converged`` reports honestly whether ``tol`` was
-    certified. Optima with tiny weights (``~1e-5``, spec 001 §1.8) are resolved because the
-    polish works on the logarithm of the constraints.
+    re-optimised over ``p`` by a linear program, and small problems are polished by SLSQP on the
+    epigraph form (spec 001 §1.8 (a)), after which the certificate is recomputed. "Small" means
+    that a support of Carathéodory size fits in :data:`POLISH_MAX_ARMS` SLSQP variables:
+    ``min(K, r(r+1)/2 + r) ≤ 150`` (every ``K ≤ 150``; any ``K`` when the rank ``r ≤ 15``).
+    ``converged`` reports honestly whether ``tol`` was certified. Optima with tiny weights
+    (``~1e-5``, spec 001 §1.8) are resolved: the polish works on the logarithm of the
+    constraints, and the smoothed Frank–Wolfe steps are exact line searches. Optima where
+    ``A(w)`` is singular (e.g. one target along one arm) are approached with weights of about
+    ``1e-10`` left on the arms that keep ``A(w)`` invertible.
 
     Args:
         features: Arm features ``x_k``, shape ``(K, h)``; need not span ``R^h``.
@@ -926,7 +821,7 @@ def transductive_design(
             with ``c_j = 0`` (or ``y_j = 0``) are ignored.
         tol: Relative tolerance on the certified duality gap.
         max_iter: Maximum number of Frank–Wolfe iterations. For problems that get the polish,
-            Frank–Wolfe also stops early once its certified gap stops halving (50 iterations).
+            Frank–Wolfe also stops early once its certified gap stops halving (100 iterations).
         init: Optional starting design, shape ``(K,)``, whose information matrix must be
             invertible on the span of the arms. Default: uniform.
 
@@ -988,11 +883,9 @@ def transductive_design(
     if not np.any(keep):
         return DesignResult(weights=w0, value=0.0, lower_bound=0.0, iterations=0, converged=True)
     prob = _Transductive(z, np.ascontiguousarray(yr[keep]), c[keep])
-    polish = _polish_arm_budget(k, r) <= POLISH_MAX_ARMS and (
-        k <= POLISH_MAX_ARMS or r * (r + 1) // 2 + r <= POLISH_MAX_ARMS
-    )
+    polish = _polish_arm_budget(k, r) <= POLISH_MAX_ARMS
     w, _, lower, iters, converged = _transductive_fw(
-        prob, w0, tol, int(max_iter), stall_window=50 if polish else None
+        prob, w0, tol, int(max_iter), stall_window=100 if polish else None
     )
     f = _safe_exact(prob, w)[1]
     value = float(f.max())
@@ -1062,7 +955,8 @@ def round_design(weights: ArrayLike, n: int, *, support_tol: float = 1e-12) -> I
     * at least 1 on every support point and 0 elsewhere;
     * monotone in ``n``: going from ``n`` to ``n + 1`` increments exactly one count by 1.
 
-    Efficiency (spec 001 Lemma 5/6): the rounded design loses at most a factor ``1 + p/n``.
+    Efficiency (spec 001 Lemma 6): rounding a G-optimal design on ``d`` dimensions gives
+    ``max_x x^T A⁻¹ x ≤ (1 + (d + d² + 2)/(2n)) d`` for ``n ≥ d``.
 
     Args:
         weights: Design weights, shape ``(K,)``, finite and non-negative, not all zero.

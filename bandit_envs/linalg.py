@@ -136,7 +136,7 @@ def sherman_morrison(inv: ArrayLike, x: ArrayLike, weight: float = 1.0) -> Float
 
 
 def matrix_norms_sq(vectors: ArrayLike, inv: ArrayLike) -> FloatArray:
-    """Row-wise squared norms ``yᵀ M y`` of a stack of vectors, clipped at 0 (spec 001 §5.1 item 13).
+    """Row-wise squared norms ``yᵀ M y`` of stacked vectors, clipped at 0 (spec 001 §5.1 item 13).
 
     Args:
         vectors: Shape ``(n, h)`` (or ``(h,)`` for a single vector).
@@ -222,7 +222,9 @@ class IncrementalLeastSquares:
         self._outputs = int(outputs)
         self._rcond = float(rcond)
         self._gram = np.zeros((self._dim, self._dim))
-        self._b = np.zeros(self._dim) if self._outputs == 1 else np.zeros((self._dim, self._outputs))
+        self._b = (
+            np.zeros(self._dim) if self._outputs == 1 else np.zeros((self._dim, self._outputs))
+        )
         self._n_updates = 0
         self._since_refresh = 0
         self._basis = np.zeros((self._dim, 0))  # orthonormal basis of the span seen so far
@@ -406,9 +408,7 @@ def _readonly(arr: FloatArray) -> FloatArray:
     return view
 
 
-def projected_least_squares(
-    features: ArrayLike, counts: ArrayLike, sums: ArrayLike
-) -> FloatArray:
+def projected_least_squares(features: ArrayLike, counts: ArrayLike, sums: ArrayLike) -> FloatArray:
     """Minimum-norm least squares ``θ̂ = A⁺ b`` from per-arm counts and sums (spec 000 §2).
 
     ``A = Σ_k n_k x_k x_kᵀ`` and ``b = Σ_k x_k s_k``. The solution lies in the span of the pulled
