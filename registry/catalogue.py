@@ -44,6 +44,27 @@ AGENTS: tuple[AgentEntry, ...] = (
         "stopping with a fixed-design threshold",
         source="baseline (GLR stopping: Garivier & Kaufmann 2016)",
     ),
+    AgentEntry(
+        name="RAGE",
+        entry_point="agents.rage:RAGE",
+        summary="phased elimination: XY-optimal design on the active differences, efficient "
+        "rounding, phase-local least squares, drop gaps > 2^-(m+2) (delta-correct)",
+        source="Fiez, Jain, Jamieson & Ratliff, NeurIPS 2019, Algorithm 1 (Z = X)",
+    ),
+    AgentEntry(
+        name="LinGapE",
+        entry_point="agents.lingape:LinGapE",
+        summary="gap-based fully adaptive sampling (greedy or ratio rule), stop when the gap "
+        "index <= epsilon; heuristic (default) or self-normalised confidence widths",
+        source="Xu, Honda & Sugiyama, AISTATS 2018",
+    ),
+    AgentEntry(
+        name="ODLinBAI",
+        entry_point="agents.od_linbai:ODLinBAI",
+        summary="fixed budget: ceil(log2 d) phases of G-optimal sampling of the active arms, "
+        "halving by phase-local least squares",
+        source="Yang & Tan, NeurIPS 2022 (OD-LinBAI, Algorithm 1)",
+    ),
 )
 
 _AGENTS_BY_NAME = {entry.name: entry for entry in AGENTS}

@@ -1,0 +1,61 @@
+"""Registry-driven tests: every catalogued agent passes check_agent and runs on every compatible id.
+
+New agents and new env ids join these tests by being added to the catalogue; an entry that fails
+to build fails here (nothing is silently dropped).
+"""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import pytest
+
+import registry
+from agents import check_agent
+from bandit_envs import IncompatibleAgentError, run_episode
+
+#: small, quick keyword sets per id (the matrix runs every pair with short budgets)
+QUICK = {
+    "LinearBAI-Soare-v0": {"omega": 0.5},
+    "LinearBAI-Basis-v0": {"gap": 0.5, "d": 3},
+    "LinearBAI-Sphere-v0": {"n_arms": 8, "d": 3},
+}
+AGENTS = registry.list_agents()
+ENV_IDS = [e for e in registry.list_envs() if not e.endswith("-Custom-v0")]
+
+
+def test_every_env_id_has_quick_keywords():
+    assert set(ENV_IDS) <= set(QUICK), "add quick keywords for the new id to QUICK"
+
+
+@pytest.mark.parametrize("name", AGENTS)
+def test_catalogued_agent_passes_check_agent(name):
+    results = check_agent(registry.make_agent(name))
+    assert not [r for r in results if r.status == "failed"]
+
+
+def pairs():
+    for name in AGENTS:
+        caps = registry.agent_entry(name).capabilities
+        for env_id in ENV_IDS:
+            for setting in sorted(caps.settings):
+                yield name, env_id, setting
+
+
+@pytest.mark.parametrize("name, env_id, setting", list(pairs()))
+def test_agent_runs_on_every_compatible_env(name, env_id, setting):
+    kw = dict(QUICK[env_id])
+    if setting == "fixed_budget":
+        kw["budget"] = 2000
+    else:
+        kw["max_samples"] = 100_000
+    env = gym.make(env_id, **kw)
+    agent = registry.make_agent(name)
+    ok, why = registry.is_compatible(agent, env)
+    if not ok:  # declared incompatible: running it must be refused with the reason
+        with pytest.raises(IncompatibleAgentError, match=why.split(",")[0]):
+            run_episode(env, agent, 0)
+        return
+    record = run_episode(env, agent, 0)
+    assert record.samples > 0 and record.answer is not None or record.stop_reason == "max_samples"
+    if setting == "fixed_budget":
+        assert record.samples <= 2000
