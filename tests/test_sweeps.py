@@ -32,6 +32,10 @@ ENVS = [
     {"id": "LinearBAI-Soare-v0", "kwargs": {"budget": 150}},
 ]
 AGENTS = ["Uniform", {"name": "Uniform", "kwargs": {"check_every": 5}}]
+# the backend-equivalence sweep: 2 agents x 2 envs x 50 runs
+EQUIV_ENVS = [{"id": "LinearBAI-Soare-v0", "kwargs": {"omega": 0.5}},
+              {"id": "LinearBAI-Basis-v0", "kwargs": {"gap": 0.5, "d": 3}}]
+EQUIV_AGENTS = ["Uniform", "RAGE"]
 
 
 def strip(records):
@@ -62,19 +66,20 @@ def test_plan_expands_grids_and_derives_seeds_independently_of_order():
 
 
 def test_serial_and_process_backends_give_identical_records(tmp_path):
-    serial = sweep(ENVS, AGENTS, 50, seed=3, backend="serial", progress=False).records
-    process = sweep(ENVS, AGENTS, 50, seed=3, backend="process", n_jobs=2, out=tmp_path / "p",
-                    progress=False).records
-    assert len(serial) == 200
+    serial = sweep(EQUIV_ENVS, EQUIV_AGENTS, 50, seed=3, backend="serial", progress=False).records
+    process = sweep(EQUIV_ENVS, EQUIV_AGENTS, 50, seed=3, backend="process", n_jobs=2,
+                    out=tmp_path / "p", progress=False).records
+    assert len(serial) == 200 and all(r["status"] == "ok" for r in serial)
+    assert {r["agent_label"] for r in serial} == {"Uniform", "RAGE"}
     assert strip(serial) == strip(process)
     assert strip(read_results(tmp_path / "p")) == strip(serial)
 
 
 def test_ray_backend_gives_identical_records():
     ray = pytest.importorskip("ray", reason="the ray extra is not installed")
-    serial = sweep(ENVS, AGENTS, 50, seed=3, backend="serial", progress=False).records
+    serial = sweep(EQUIV_ENVS, EQUIV_AGENTS, 50, seed=3, backend="serial", progress=False).records
     try:
-        via_ray = sweep(ENVS, AGENTS, 50, seed=3, backend="ray", n_jobs=2,
+        via_ray = sweep(EQUIV_ENVS, EQUIV_AGENTS, 50, seed=3, backend="ray", n_jobs=2,
                         progress=False).records
     finally:
         ray.shutdown()
