@@ -65,6 +65,22 @@ AGENTS: tuple[AgentEntry, ...] = (
         "halving by phase-local least squares",
         source="Yang & Tan, NeurIPS 2022 (OD-LinBAI, Algorithm 1)",
     ),
+    AgentEntry(
+        name="LinearTrackAndStop",
+        entry_point="agents.track_and_stop:LinearTrackAndStop",
+        summary="C-tracking of the optimal allocation w*(theta_hat) (lazy, warm-started design "
+        "solves), forced exploration lambda_min(A_t) >= c sqrt(t); GLR stopping with a proven "
+        "self-normalised threshold (default) or the log((1+log t)/delta) heuristic",
+        source="Jedra & Proutiere, NeurIPS 2020, Optimal Best-arm Identification in Linear Bandits",
+    ),
+    AgentEntry(
+        name="PELEG",
+        entry_point="agents.peleg:PELEG",
+        summary="phased elimination; each phase an online game (Hedge MAX player over arms vs "
+        "best-response MIN player), cumulative tracking, least squares on the phase's data",
+        source="Zaki, Mohan & Gopalan, Explicit Best Arm Identification in Linear Bandits Using "
+        "No-Regret Learners (spec 003)",
+    ),
 )
 
 _AGENTS_BY_NAME = {entry.name: entry for entry in AGENTS}
