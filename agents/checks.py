@@ -276,7 +276,14 @@ class _Impostor(RewardModel):
 
 
 def check_no_peeking(make: _Factory) -> None:
-    """Changing only the hidden truth (same public spec, same outcomes) changes nothing."""
+    """Changing only the hidden truth (same public spec, same outcomes) changes nothing.
+
+    Oracle baselines declare ``oracle=True`` and receive the truth through ``receive_truth``
+    by design; for them the rule does not apply (reported as skipped, with that reason).
+    """
+    caps = getattr(make(), "capabilities", None)
+    if caps is not None and caps.oracle:
+        raise _Skip("an oracle baseline receives the truth by design (receive_truth)")
     for probe, setting in _problems(make())[:2]:
         honest = probe.build(**setting)
         model = honest.model

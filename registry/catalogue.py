@@ -45,6 +45,39 @@ AGENTS: tuple[AgentEntry, ...] = (
         source="baseline (GLR stopping: Garivier & Kaufmann 2016)",
     ),
     AgentEntry(
+        name="GAllocation",
+        entry_point="agents.soare:GAllocation",
+        summary="static G-optimal allocation (greedy with lexicographic ties, or design + "
+        "rounding), empirical stopping rule Eq. 11",
+        source="Soare, Lazaric & Munos, NIPS 2014, Sec. 4 (spec 001 §2.1)",
+    ),
+    AgentEntry(
+        name="XYAllocation",
+        entry_point="agents.soare:XYAllocation",
+        summary="static XY (transductive) allocation over all arm differences, Eq. 11 stopping",
+        source="Soare, Lazaric & Munos, NIPS 2014, Sec. 4 (spec 001 §2.2)",
+    ),
+    AgentEntry(
+        name="XYAdaptive",
+        entry_point="agents.soare:XYAdaptive",
+        summary="phases of XY allocation on the surviving directions, phase length by the "
+        "alpha rule, phase-local elimination",
+        source="Soare, Lazaric & Munos, NIPS 2014, Sec. 5, Fig. 3 (spec 001 §2.3)",
+    ),
+    AgentEntry(
+        name="XYOracle",
+        entry_point="agents.soare:XYOracle",
+        summary="ORACLE baseline: tracks the optimal allocation computed from the true theta",
+        source="Soare, Lazaric & Munos, NIPS 2014, Eq. 5 (spec 001 §2.4)",
+    ),
+    AgentEntry(
+        name="FullyAdaptiveXY",
+        entry_point="agents.soare:FullyAdaptiveXY",
+        summary="XY greedy on the directions still plausible at every round, self-normalised "
+        "(Prop. 2) widths with a ridge estimate",
+        source="Soare, Lazaric & Munos, NIPS 2014, Sec. 6 (spec 001 §2.5)",
+    ),
+    AgentEntry(
         name="RAGE",
         entry_point="agents.rage:RAGE",
         summary="phased elimination: XY-optimal design on the active differences, efficient "
