@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from agents._design_cache import DESIGNS, ols_estimator, reduced_coordinates
+from agents._phases import PhaseTracking
 from agents.base import BaseAgent
 from bandit_envs.design import g_optimal_design, round_design
 from bandit_envs.errors import InvalidParameterError
@@ -86,7 +87,7 @@ def _phase_plan(z: np.ndarray, active: np.ndarray, n: int) -> tuple[np.ndarray, 
     return alloc, ols_estimator(z, alloc, active)
 
 
-class ODLinBAI(BaseAgent):
+class ODLinBAI(PhaseTracking, BaseAgent):
     """OD-LinBAI (Yang & Tan 2022, Algorithm 1): minimax-optimal fixed-budget linear BAI.
 
     * **Schedule** (:func:`od_linbai_schedule`): d = rank of the features, M = ⌈log₂ d⌉
@@ -200,44 +201,6 @@ class ODLinBAI(BaseAgent):
         self._planned = False
 
     # ------------------------------------------------------------------ protocol
-
-    def select(self) -> int | None:
-        """The next arm of the current phase's allocation (None after the last phase)."""
-        self._require_reset("select")
-        if self.done:
-            return None
-        if not self._planned:
-            self._plan_phase()
-        while self._remaining[self._cursor] == 0:
-            self._cursor += 1
-        return self._cursor
-
-    def _on_observe(self, arm: int, outcome: np.ndarray) -> None:
-        self._pcounts[arm] += 1
-        self._psums[arm] += outcome[0]
-        if self._remaining[arm] > 0:
-            self._remaining[arm] -= 1
-            self._left -= 1
-        if self._planned and self._left == 0:
-            self._finish_phase()
-
-    def select_batch(self) -> np.ndarray | None:
-        """What is left of the current phase's allocation, or None after the last phase."""
-        self._require_reset("select_batch")
-        if self.done:
-            return None
-        if not self._planned:
-            self._plan_phase()
-        return self._remaining.copy()
-
-    def _on_observe_batch(self, counts: np.ndarray, sums: np.ndarray) -> None:
-        self._pcounts += counts
-        self._psums += sums[:, 0]
-        taken = np.minimum(counts, self._remaining)
-        self._remaining = self._remaining - taken
-        self._left -= int(taken.sum())
-        if self._planned and self._left == 0:
-            self._finish_phase()
 
     def recommend(self) -> Answer:
         """The survivor of the last phase (before that: the best active arm so far)."""

@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from agents._design_cache import DESIGNS, ols_estimator, pinv_parts, reduced_coordinates
+from agents._phases import PhaseTracking
 from agents.base import BaseAgent
 from bandit_envs.design import pairwise_differences, round_design, transductive_design
 from bandit_envs.errors import InvalidParameterError
@@ -73,7 +74,7 @@ def _rounded_plan(
     return alloc, ols_estimator(z, alloc, active)
 
 
-class RAGE(BaseAgent):
+class RAGE(PhaseTracking, BaseAgent):
     """Randomized Adaptive Gap Elimination, Algorithm 1 of Fiez et al. (2019) with 𝒵 = 𝒳.
 
     Phases m = 1, 2, … run while more than one arm is active (𝒵̂_1 = all arms):
@@ -227,44 +228,6 @@ class RAGE(BaseAgent):
         return hasattr(self, "_active") and self._active.size == 1
 
     # ------------------------------------------------------------------ protocol
-
-    def select(self) -> int | None:
-        """The next arm of the current phase's allocation, or None once one arm is left."""
-        self._require_reset("select")
-        if self.done:
-            return None
-        if not self._planned:
-            self._plan_phase()
-        while self._remaining[self._cursor] == 0:
-            self._cursor += 1
-        return self._cursor
-
-    def _on_observe(self, arm: int, outcome: np.ndarray) -> None:
-        self._pcounts[arm] += 1
-        self._psums[arm] += outcome[0]
-        if self._remaining[arm] > 0:
-            self._remaining[arm] -= 1
-            self._left -= 1
-        if self._planned and self._left == 0:
-            self._finish_phase()
-
-    def select_batch(self) -> np.ndarray | None:
-        """What is left of the current phase's allocation (the whole phase), or None."""
-        self._require_reset("select_batch")
-        if self.done:
-            return None
-        if not self._planned:
-            self._plan_phase()
-        return self._remaining.copy()
-
-    def _on_observe_batch(self, counts: np.ndarray, sums: np.ndarray) -> None:
-        self._pcounts += counts
-        self._psums += sums[:, 0]
-        taken = np.minimum(counts, self._remaining)
-        self._remaining = self._remaining - taken
-        self._left -= int(taken.sum())
-        if self._planned and self._left == 0:
-            self._finish_phase()
 
     def recommend(self) -> Answer:
         """The surviving arm; before that, the active arm with the best last-phase estimate."""
