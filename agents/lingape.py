@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy.linalg.blas import dger
 from scipy.optimize import linprog
 
 from agents._design_cache import DESIGNS, reduced_coordinates
@@ -26,6 +27,12 @@ CONFIDENCES = ("heuristic", "self_normalized", "self_normalized_ols")
 
 #: rank-one updates between two exact re-inversions from the pull counts (stops round-off drift).
 REFRESH_EVERY = 1024
+
+
+def _rank_one_update(alpha: float, x: np.ndarray, y: np.ndarray, a: np.ndarray) -> None:
+    """a += alpha·x yᵀ in place (``a`` Fortran-ordered float64): one BLAS call, no temporary."""
+    if dger(alpha, x, y, a=a, overwrite_a=1) is not a:  # pragma: no cover - BLAS contract
+        raise RuntimeError("LinGapE: BLAS dger did not update its matrix in place.")
 
 
 def single_direction_design(z: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -206,17 +213,16 @@ class LinGapE(BaseAgent):
         """After the first round: allocate the state, log det A₀, and compute it exactly."""
         z, k = self._z, self.n_arms
         # H holds G = X A⁻¹ Xᵀ (K ≤ max(2r, 32): no product with X per pull) or W = X A⁻¹,
-        # and the means μ̂ = X θ̂ in its last column; d = diag(G) = ‖x_k‖²_{A⁻¹}.
+        # and the means μ̂ = X θ̂ in its last column; d = diag(G) = ‖x_k‖²_{A⁻¹}. H is
+        # Fortran-ordered so that BLAS ``dger`` applies the rank-one update in place.
         self._full = k <= max(2 * self._r, 32)
         self._q = k if self._full else self._r
-        self._h = np.zeros((k, self._q + 1))
+        self._h = np.zeros((k, self._q + 1), order="F")
         self._means = self._h[:, self._q]
-        self._d = self._h.reshape(-1)[:: k + 2] if self._full else np.zeros(k)
+        self._d = np.diagonal(self._h) if self._full else np.zeros(k)
         self._v = np.empty(self._q + 1)
         self._buf = np.empty(k)
-        self._gbuf = np.empty(k)
-        self._gcol = self._gbuf.reshape(k, 1)  # a column view: g vᵀ without np.outer
-        self._outer = np.empty_like(self._h)
+        self._buf2 = np.empty(k)
         self._refresh()
         self._logdet0 = float(np.linalg.slogdet(z.T @ z)[1])
         self._ready = True
@@ -276,10 +282,11 @@ class LinGapE(BaseAgent):
             return None
         i, j = self._best, self._challenger
         if self.selection == "greedy":
-            buf = self._buf
+            buf, den = self._buf, self._buf2
             np.subtract(self._g(i), self._g(j), out=buf)
             np.square(buf, out=buf)
-            buf /= 1.0 + self._d
+            np.add(self._d, 1.0, out=den)
+            np.divide(buf, den, out=buf)
             return int(buf.argmax())
         pair = (min(i, j), max(i, j))
         if pair != self._pair:  # T_a/p*_a as T_a · (1/p*_a), 1/0 = inf (every T_a ≥ 1 here)
@@ -300,22 +307,21 @@ class LinGapE(BaseAgent):
             self._refresh()
             return
         # Sherman–Morrison on H = [G or W | μ̂]: with g = X A⁻¹x_a and c = 1/(1 + ‖x_a‖²_{A⁻¹}),
-        # G -= c g gᵀ (or W -= c g (A⁻¹x_a)ᵀ), μ̂ += c (y − μ̂_a) g, d -= c g∘g.
-        h, v, q, g = self._h, self._v, self._q, self._gbuf
+        # H -= c g vᵀ with v = [A⁻¹x_a-row of H | μ̂_a − y], i.e. G -= c g gᵀ (or W -= c g
+        # (A⁻¹x_a)ᵀ), μ̂ += c (y − μ̂_a) g; and d -= c g∘g. v is a copy (H changes in place).
+        h, v, q = self._h, self._v, self._q
+        v[:] = h[arm]
+        v[q] -= outcome[0]
+        c = 1.0 / (1.0 + self._d[arm])
         if self._full:
-            np.copyto(g, h[arm, :q])
+            g = v[:q]  # row a of the symmetric G is its column a
         else:
-            np.dot(self._z, h[arm, :q], out=g)
-        c = 1.0 / (1.0 + float(self._d[arm]))
-        np.multiply(h[arm], c, out=v)
-        v[q] -= c * float(outcome[0])
-        if not self._full:
+            g = self._z @ v[:q]
             buf = self._buf
             np.square(g, out=buf)
             buf *= c
             self._d -= buf
-        np.multiply(self._gcol, v, out=self._outer)
-        h -= self._outer
+        _rank_one_update(-c, g, v, h)
         self._logdet -= math.log(c)
 
     def recommend(self) -> Answer:

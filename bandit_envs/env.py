@@ -302,6 +302,8 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
 
     def _parse_action(self, action: Any) -> tuple[int, np.ndarray | None]:
         k = self.n_arms
+        if type(action) is int and 0 <= action <= k:  # the hot path: a plain in-range int
+            return action, None
         if isinstance(action, (numbers.Integral, np.integer)) and not isinstance(
             action, (bool, np.bool_)
         ):

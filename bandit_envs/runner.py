@@ -6,10 +6,12 @@ import dataclasses
 import math
 import numbers
 import time
+from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from gymnasium.wrappers import OrderEnforcing, PassiveEnvChecker
 
 from bandit_envs.env import PureExplorationEnv
 from bandit_envs.errors import AgentProtocolError, IncompatibleAgentError, InvalidParameterError
@@ -177,6 +179,8 @@ def _recommend(env: gym.Env, base: PureExplorationEnv, agent: Agent, name: str) 
 
 
 def _check_arm(arm: Any, n_arms: int, name: str) -> int:
+    if type(arm) is int and 0 <= arm < n_arms:  # the hot path: a plain in-range int
+        return arm
     if isinstance(arm, (bool, np.bool_)) or not isinstance(arm, numbers.Integral):
         raise AgentProtocolError(
             f"{name}.select() must return an arm index (int) or None; got {arm!r}."
@@ -188,8 +192,25 @@ def _check_arm(arm: Any, n_arms: int, name: str) -> int:
     return int(arm)
 
 
+#: Wrappers ``gym.make`` adds that do nothing once the episode has been reset (order enforcing,
+#: and a passive checker that only inspects the first reset and step); stepping the base env
+#: past them saves about a microsecond per pull.
+_TRANSPARENT_WRAPPERS = (OrderEnforcing, PassiveEnvChecker)
+
+
+def _stepper(env: gym.Env) -> Callable[[Any], tuple]:
+    """``env.unwrapped.step`` when every wrapper is transparent, else ``env.step``."""
+    layer = env
+    while isinstance(layer, gym.Wrapper):
+        if type(layer) not in _TRANSPARENT_WRAPPERS:
+            return env.step
+        layer = layer.env
+    return layer.step
+
+
 def _single_loop(env: gym.Env, base: PureExplorationEnv, agent: Agent, name: str) -> dict:
     budget, k = base.budget, base.n_arms
+    step = _stepper(env)
     while True:
         if budget is not None and base.samples >= budget:
             return _recommend(env, base, agent, name)
@@ -197,7 +218,7 @@ def _single_loop(env: gym.Env, base: PureExplorationEnv, agent: Agent, name: str
         if arm is None:
             return _recommend(env, base, agent, name)
         arm = _check_arm(arm, k, name)
-        obs, _, terminated, truncated, info = env.step(arm)
+        obs, _, terminated, truncated, info = step(arm)
         if terminated or truncated:
             return info
         agent.observe(arm, obs)
