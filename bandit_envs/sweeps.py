@@ -84,13 +84,24 @@ class EnvSetting:
 
 @dataclasses.dataclass(frozen=True)
 class AgentSetting:
-    """One agent of a sweep: a catalogue name (or ``module:Class``) and its parameters."""
+    """One agent of a sweep: a catalogue name (or ``module:Class``) and its parameters.
+
+    ``runs`` overrides the sweep's episodes per setting for this agent (e.g. fewer for an agent
+    that needs minutes per episode). It is not part of the label, so the episode seeds of runs
+    0..n-1 do not depend on it.
+    """
 
     name: str
     kwargs: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    runs: int | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kwargs", _canonical(dict(self.kwargs)))
+        runs = self.runs
+        if runs is not None and (isinstance(runs, bool) or not isinstance(runs, int) or runs < 1):
+            raise InvalidParameterError(
+                f"sweep: runs of agent {self.name} must be an integer >= 1; got {runs!r}."
+            )
 
     @property
     def label(self) -> str:
@@ -162,14 +173,14 @@ def _as_agents(agents: Iterable[Any]) -> list[AgentSetting]:
         elif isinstance(item, (str, type)):
             out.append(AgentSetting(_agent_ref(item)))
         elif isinstance(item, Mapping):
-            unknown = set(item) - {"name", "kwargs", "grid"}
+            unknown = set(item) - {"name", "kwargs", "grid", "runs"}
             if unknown or "name" not in item:
                 raise InvalidParameterError(
-                    f"sweep: an agent entry takes the keys 'name', 'kwargs' and 'grid'; got "
-                    f"{sorted(item)}."
+                    f"sweep: an agent entry takes the keys 'name', 'kwargs', 'grid' and 'runs'; "
+                    f"got {sorted(item)}."
                 )
             name = _agent_ref(item["name"])
-            out += [AgentSetting(name, kw)
+            out += [AgentSetting(name, kw, item.get("runs"))
                     for kw in expand_grid(name, item.get("kwargs"), item.get("grid"))]
         else:
             raise InvalidParameterError(
@@ -482,7 +493,10 @@ def plan(
     envs: Iterable[Any], agents: Iterable[Any], runs: int, seed: int = 0,
     batch: bool | None = None,
 ) -> list[Episode]:
-    """Every episode of a sweep, in a fixed order (envs, then agents, then runs)."""
+    """Every episode of a sweep, in a fixed order (envs, then agents, then runs).
+
+    An agent setting with its own ``runs`` gets that many episodes instead of ``runs``.
+    """
     if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
         raise InvalidParameterError(f"sweep: runs must be an integer >= 1; got {runs!r}.")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
@@ -494,7 +508,7 @@ def plan(
         Episode(e, a, r, episode_seed(seed, e, a, r), batch)
         for e in env_settings
         for a in agent_settings
-        for r in range(runs)
+        for r in range(runs if a.runs is None else a.runs)
     ]
 
 
@@ -552,6 +566,9 @@ def sweep(
         "seed": seed,
         "batch": batch,
     }
+    own_runs = {e.agent.label: e.agent.runs for e in episodes if e.agent.runs is not None}
+    if own_runs:  # only when used, so folders of sweeps without it keep their manifest
+        manifest["agent_runs"] = dict(sorted(own_runs.items()))
     log: ResultsLog | None = None
     folder = None if out is None else Path(out)
     if folder is not None:

@@ -17,6 +17,7 @@ Format (see ``experiments/README.md``)::
     [[agent]]
     name = "Uniform"
     grid = { check_every = [1, 10] }
+    runs = 20                       # optional: this agent's own episodes per setting
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ else:  # pragma: no cover - Python 3.10
 TOP_KEYS = {"description", "sweep", "env", "agent"}
 SWEEP_KEYS = {"runs", "seed", "backend", "jobs", "out", "batch", "address"}
 ENV_KEYS = {"id", "kwargs", "grid"}
-AGENT_KEYS = {"name", "kwargs", "grid"}
+AGENT_KEYS = {"name", "kwargs", "grid", "runs"}
 
 
 class ConfigError(InvalidParameterError):

@@ -301,3 +301,17 @@ def test_plots_are_valid_pngs(tmp_path, capsys):
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000
         image = mpimg.imread(path)
         assert image.ndim == 3 and image.shape[0] > 200 and image.std() > 0.01
+
+
+def test_agent_runs_override_keeps_seeds_and_is_validated():
+    from bandit_envs.sweeps import AgentSetting, plan
+
+    envs = [{"id": "LinearBAI-Soare-v0", "kwargs": {"budget": 50}}]
+    base = plan(envs, ["Uniform"], runs=5)
+    fewer = plan(envs, [{"name": "Uniform", "runs": 2}], runs=5)
+    assert len(base) == 5 and len(fewer) == 2
+    assert [e.seed for e in fewer] == [e.seed for e in base[:2]]
+    with pytest.raises(InvalidParameterError, match="runs of agent Uniform"):
+        AgentSetting("Uniform", {}, 0)
+    with pytest.raises(InvalidParameterError, match="'runs'"):
+        plan(envs, [{"name": "Uniform", "rounds": 2}], runs=5)
