@@ -136,7 +136,25 @@ class _StaticAllocation(_SoareAgent):
     Subclasses provide the greedy targets/weights and the continuous design. The allocation is a
     deterministic function of the instance (spec 001 §6 item 8): the greedy sequence is computed
     once per process and instance and shared by episodes (:func:`cached_greedy_sequence`).
+    The parameters (documented by each subclass) are those of :class:`GAllocation`.
     """
+
+    capabilities = AgentCapabilities(
+        tasks=frozenset({"best_arm"}),
+        settings=frozenset({"fixed_confidence", "fixed_budget"}),
+        structures=frozenset({"linear"}),
+        batch=True,
+    )
+
+    def __init__(
+        self,
+        allocation: str = "greedy",
+        threshold: str | float = "gaussian",
+        check_growth: float = 0.0,
+    ) -> None:
+        self.allocation = allocation
+        self.threshold = threshold
+        self.check_growth = check_growth
 
     # -- to override
     def _greedy_targets(self) -> tuple[np.ndarray, np.ndarray | None]:
@@ -257,23 +275,6 @@ class GAllocation(_StaticAllocation):
 
     """
 
-    capabilities = AgentCapabilities(
-        tasks=frozenset({"best_arm"}),
-        settings=frozenset({"fixed_confidence", "fixed_budget"}),
-        structures=frozenset({"linear"}),
-        batch=True,
-    )
-
-    def __init__(
-        self,
-        allocation: str = "greedy",
-        threshold: str | float = "gaussian",
-        check_growth: float = 0.0,
-    ) -> None:
-        self.allocation = allocation
-        self.threshold = threshold
-        self.check_growth = check_growth
-
     def _greedy_targets(self) -> tuple[np.ndarray, np.ndarray | None]:
         return self._z, None
 
@@ -305,18 +306,6 @@ class XYAllocation(_StaticAllocation):
             pulls between two checks at once (use e.g. 1e-3 for 10⁶-pull runs).
 
     """
-
-    capabilities = GAllocation.capabilities
-
-    def __init__(
-        self,
-        allocation: str = "greedy",
-        threshold: str | float = "gaussian",
-        check_growth: float = 0.0,
-    ) -> None:
-        self.allocation = allocation
-        self.threshold = threshold
-        self.check_growth = check_growth
 
     def _on_reset(self, spec: ProblemSpec) -> None:
         super()._on_reset(spec)
