@@ -315,3 +315,19 @@ def test_agent_runs_override_keeps_seeds_and_is_validated():
         AgentSetting("Uniform", {}, 0)
     with pytest.raises(InvalidParameterError, match="'runs'"):
         plan(envs, [{"name": "Uniform", "rounds": 2}], runs=5)
+
+
+def test_worker_threads_limits_blas_threads_and_restores(monkeypatch):
+    import os
+
+    from bandit_envs.sweeps import _THREAD_VARS, _worker_threads
+
+    for name in _THREAD_VARS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("MKL_NUM_THREADS", "3")  # the user's own choice is kept
+    with _worker_threads(n_jobs=os.cpu_count() or 1):
+        assert os.environ["OPENBLAS_NUM_THREADS"] == "1"
+        assert os.environ["OMP_NUM_THREADS"] == "1"
+        assert os.environ["MKL_NUM_THREADS"] == "3"
+    assert "OPENBLAS_NUM_THREADS" not in os.environ and "OMP_NUM_THREADS" not in os.environ
+    assert os.environ["MKL_NUM_THREADS"] == "3"
