@@ -50,6 +50,10 @@ class AgentProtocolError(BanditEnvError, RuntimeError):
     """An agent broke the agent protocol during an episode (bad arm, bad answer, ...)."""
 
 
+class DataError(BanditEnvError, OSError):
+    """A real data set is missing, cannot be downloaded, fails its sha256 check or is malformed."""
+
+
 class UnknownNameError(BanditEnvError, KeyError):
     """An agent or environment name is not in the catalogue."""
 
@@ -61,6 +65,7 @@ __all__ = [
     "AgentProtocolError",
     "BanditEnvError",
     "BudgetExceededError",
+    "DataError",
     "EpisodeOver",
     "IncompatibleAgentError",
     "InvalidActionError",
