@@ -28,6 +28,14 @@ from bandit_envs.errors import (
     UnknownNameError,
 )
 from bandit_envs.models import LinearGaussian, RewardModel
+from bandit_envs.pareto import (
+    PSIGaps,
+    dominance_margins,
+    empirical_gaps,
+    is_eps_pareto_set,
+    pareto_mask,
+    psi_gaps,
+)
 from bandit_envs.problem import Answer, Grade, ProblemSpec, as_answer, grade
 from bandit_envs.protocols import (
     Agent,
@@ -40,7 +48,7 @@ from bandit_envs.registration import ENVS, register_envs
 from bandit_envs.reporting import report, summarize
 from bandit_envs.runner import EpisodeResult, run_episode
 from bandit_envs.sweeps import read_results, sweep
-from bandit_envs.tasks import BestArm, Task
+from bandit_envs.tasks import BestArm, ParetoSet, Task
 
 __version__ = "0.1.0"
 
@@ -66,6 +74,8 @@ __all__ = [
     "InvalidParameterError",
     "LinearGaussian",
     "OracleAgent",
+    "PSIGaps",
+    "ParetoSet",
     "ProblemSpec",
     "PureExplorationEnv",
     "ResetNeeded",
@@ -75,7 +85,12 @@ __all__ = [
     "__version__",
     "as_answer",
     "compatibility",
+    "dominance_margins",
+    "empirical_gaps",
     "grade",
+    "is_eps_pareto_set",
+    "pareto_mask",
+    "psi_gaps",
     "read_results",
     "report",
     "run_episode",

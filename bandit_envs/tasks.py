@@ -13,7 +13,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from bandit_envs.errors import InvalidInstanceError
+from bandit_envs.linalg import span_basis
+from bandit_envs.pareto import complexities, is_eps_pareto_set, pareto_mask, psi_gaps
 from bandit_envs.problem import Answer, Grade, grade
+from bandit_envs.validation import check_nonnegative
 
 if TYPE_CHECKING:
     from bandit_envs.models import RewardModel
@@ -103,3 +106,120 @@ class BestArm(Task):
         if isinstance(model, LinearGaussian):
             out.update(linear_best_arm_complexity(model.features, model.theta, model.sigma))
         return out
+
+
+class ParetoSet(Task):
+    """Pareto set identification (PSI), exact or ε-relaxed (spec 000 §1.2–§1.4; Kone et al.).
+
+    Outcomes are vectors of ``d ≥ 1`` objectives, all maximised. The true answer is the Pareto set
+    ``S*`` under Definition-1 dominance (:func:`bandit_envs.pareto.pareto_mask`); with ``d = 1`` it
+    is the set of best arms. Grading (DESIGN §2.1): with ``epsilon = 0`` an answer is correct iff
+    it equals ``S*``; with ``epsilon > 0`` iff it is an ε-Pareto set (spec 000 §1.3: it contains
+    ``S*`` and every returned arm ``i`` has ``μ_i + ε·1`` dominated by no other arm). Precision,
+    recall and F1 are always measured against ``S*``.
+
+    Args:
+        epsilon: the slack ``ε ≥ 0`` of ε-PSI; public (``ProblemSpec.epsilon``).
+        tie_tolerance: with ``epsilon = 0``, an instance with a PSI gap
+            ``Δ_i ≤ tie_tolerance · max(1, max|μ|)`` is refused (identical mean vectors, or an arm
+            dominated only weakly, make exact PSI ill-posed: spec 000 §6.15). With ``epsilon > 0``
+            such instances are well-posed and accepted (the ε-complexities stay finite).
+
+    """
+
+    name = "pareto_set"
+
+    def __init__(self, epsilon: float = 0.0, tie_tolerance: float = 1e-12) -> None:
+        self.epsilon = check_nonnegative(epsilon, "epsilon", "ParetoSet")
+        self.tie_tolerance = check_nonnegative(tie_tolerance, "tie_tolerance", "ParetoSet")
+
+    def validate_model(self, model: RewardModel) -> None:
+        """Any number of objectives ``d ≥ 1`` is accepted (``d = 1`` is best-arm(s))."""
+        if model.outcome_dim < 1:
+            raise InvalidInstanceError(
+                f"ParetoSet: the Pareto-set task needs outcome_dim >= 1; this model has "
+                f"outcome_dim {model.outcome_dim}."
+            )
+
+    def true_answer(self, means: np.ndarray) -> Answer:
+        """``S*``; with ``epsilon = 0`` refuses instances with a zero PSI gap (spec 000 §6.15)."""
+        mu = np.asarray(means, dtype=float)
+        mu = mu.reshape(mu.shape[0], -1)
+        result = psi_gaps(mu)
+        if self.epsilon == 0.0:
+            tol = self.tie_tolerance * max(1.0, float(np.max(np.abs(mu))))
+            zero = np.flatnonzero(result.gaps <= tol)
+            if zero.size:
+                raise InvalidInstanceError(_zero_gap_message(mu, zero, result.pareto, tol))
+        return frozenset(int(i) for i in np.flatnonzero(result.pareto))
+
+    def empirical_answer(self, means: np.ndarray) -> Answer:
+        """The Pareto set of the estimates (Definition-1 dominance; never raises on ties)."""
+        mu = np.asarray(means, dtype=float)
+        return frozenset(int(i) for i in np.flatnonzero(pareto_mask(mu.reshape(mu.shape[0], -1))))
+
+    def grade(self, answer: Answer, truth: Answer, means: np.ndarray) -> Grade:
+        """Exact equality with ``S*`` (ε = 0) or ε-Pareto validity (ε > 0); P/R/F1 vs ``S*``."""
+        if self.epsilon == 0.0:
+            return grade(answer, truth)
+        mu = np.asarray(means, dtype=float)
+        ok = is_eps_pareto_set(answer, mu.reshape(mu.shape[0], -1), self.epsilon)
+        return grade(answer, truth, correct=ok)
+
+    def public_fields(self) -> dict[str, Any]:
+        """``epsilon`` (0.0 for exact PSI)."""
+        return {"epsilon": self.epsilon}
+
+    def complexity(self, model: RewardModel) -> dict[str, Any]:
+        """Gaps and complexities of the instance (spec 000 §1.4; Kone et al. eq. (1), (2)).
+
+        Returns a dict with ``"gaps"`` (``Δ_i``, shape ``(K,)``), ``"pareto_set"`` (sorted tuple of
+        arm indices), ``"rank"`` (the ``h`` of ``H1_lin``/``H2_lin``: the numerical rank of the
+        features of a linear model, else ``K``), and ``"H1"``, ``"H2"``, ``"H1_lin"``,
+        ``"H2_lin"``, ``"min_gap"`` (floats, :func:`bandit_envs.pareto.complexities`). With
+        ``epsilon > 0`` it adds ``"H1_eps"``, ``"H2_eps"``, ``"H1_lin_eps"``, ``"H2_lin_eps"``: the
+        same with ``Δ_i`` replaced by ``max(Δ_i, ε/2)`` (spec 000 §3.7).
+        """
+        mu = model.means.reshape(model.n_arms, -1)
+        result = psi_gaps(mu)
+        features = getattr(model, "features", None)
+        if isinstance(features, np.ndarray) and features.ndim == 2:
+            rank = max(1, int(span_basis(features).shape[1]))
+        else:
+            rank = model.n_arms
+        out: dict[str, Any] = {
+            "gaps": result.gaps,
+            "pareto_set": tuple(int(i) for i in np.flatnonzero(result.pareto)),
+            "rank": rank,
+        }
+        out.update(complexities(result.gaps, rank))
+        if self.epsilon > 0.0:
+            relaxed = complexities(np.maximum(result.gaps, self.epsilon / 2.0), rank)
+            out.update({f"{key}_eps": value for key, value in relaxed.items() if key != "min_gap"})
+        return out
+
+
+def _zero_gap_message(mu: np.ndarray, zero: np.ndarray, pareto: np.ndarray, tol: float) -> str:
+    arms = ", ".join(str(int(i)) for i in zero[:10]) + (", ..." if zero.size > 10 else "")
+    first = int(zero[0])
+    same = np.flatnonzero((mu == mu[first]).all(axis=1))
+    if same.size > 1:
+        why = (
+            f"arms {', '.join(str(int(i)) for i in same[:10])} have the identical mean vector "
+            f"{mu[first].tolist()!r}"
+        )
+    elif pareto[first]:
+        why = (
+            f"Pareto-optimal arm {first} ({mu[first].tolist()!r}) has an arm on the boundary of "
+            f"its dominance region, so no number of samples certifies it is not dominated"
+        )
+    else:
+        why = (
+            f"arm {first} ({mu[first].tolist()!r}) is dominated, but each arm dominating it equals "
+            f"it on some objective (up to {tol:g})"
+        )
+    return (
+        f"ParetoSet: the PSI gap of arms {arms} is 0 (at most {tol:g}): {why}. Exact Pareto set "
+        f"identification is ill-posed on this instance (infinite complexity, spec 000 §6.15); "
+        f"perturb the means or use ParetoSet(epsilon > 0)."
+    )
