@@ -30,7 +30,7 @@ REFRESH_EVERY = 1024
 
 
 def _rank_one_update(alpha: float, x: np.ndarray, y: np.ndarray, a: np.ndarray) -> None:
-    """a += alpha·x yᵀ in place (``a`` Fortran-ordered float64): one BLAS call, no temporary."""
+    """In place, ``a += alpha·x yᵀ`` (``a`` Fortran-ordered float64): one BLAS call, no copy."""
     if dger(alpha, x, y, a=a, overwrite_a=1) is not a:  # pragma: no cover - BLAS contract
         raise RuntimeError("LinGapE: BLAS dger did not update its matrix in place.")
 
