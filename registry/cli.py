@@ -151,11 +151,12 @@ def _config_from_args(args: argparse.Namespace) -> SweepConfig:
 
 def _cmd_run(args: argparse.Namespace) -> int:
     config = _config_from_args(args)
-    n_settings = len(config.envs) * len(config.agents)
+    per_env = sum(config.runs if a.runs is None else a.runs for a in config.agents)
+    own = " (some agents with their own runs)" if any(a.runs for a in config.agents) else ""
     print(
         f"Sweep: {len(config.envs)} env setting(s) x {len(config.agents)} agent setting(s) x "
-        f"{config.runs} runs = {n_settings * config.runs} episodes; backend {config.backend}; "
-        f"results in {config.out}",
+        f"{config.runs} runs{own} = {len(config.envs) * per_env} episodes; backend "
+        f"{config.backend}; results in {config.out}",
         file=sys.stderr,
     )
     result = sweep(

@@ -23,3 +23,18 @@ def test_console_script_help():
     out = subprocess.run([sys.executable, "-m", "registry.cli", "--help"], capture_output=True,
                          text=True)
     assert out.returncode == 0 and "demo" in out.stdout and "list" in out.stdout
+
+
+def test_run_counts_agents_own_runs(tmp_path, capsys):
+    config = tmp_path / "c.toml"
+    config.write_text(
+        '[sweep]\nruns = 3\nbackend = "serial"\n'
+        '[[env]]\nid = "LinearBAI-Soare-v0"\nkwargs = { budget = 30 }\n'
+        '[[agent]]\nname = "Uniform"\nruns = 1\n'
+        '[[agent]]\nname = "Uniform"\nkwargs = { check_every = 2 }\n'
+    )
+    assert main(["run", str(config), "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert "= 4 episodes" in err and "their own runs" in err
+    lines = (tmp_path / "out" / "results.jsonl").read_text().splitlines()
+    assert len(lines) == 4
