@@ -27,7 +27,7 @@ from bandit_envs.errors import (
     ResetNeeded,
     UnknownNameError,
 )
-from bandit_envs.models import LinearGaussian, RewardModel
+from bandit_envs.models import LinearGaussian, MisspecifiedLinearGaussian, RewardModel
 from bandit_envs.pareto import (
     PSIGaps,
     dominance_margins,
@@ -73,6 +73,7 @@ __all__ = [
     "InvalidInstanceError",
     "InvalidParameterError",
     "LinearGaussian",
+    "MisspecifiedLinearGaussian",
     "OracleAgent",
     "PSIGaps",
     "ParetoSet",

@@ -176,6 +176,105 @@ class LinearGaussian(RewardModel):
         return {"theta": self._theta, "means": self._means}
 
 
+class MisspecifiedLinearGaussian(RewardModel):
+    """Gaussian outcomes around arbitrary means, with features exposed (spec 000 §8, App. I).
+
+    The "used as such (mis-specified setting)" instances of the paper: agents are given features
+    ``x_k``, but the means ``μ_k`` are data, not ``Θᵀx_k`` for any Θ. The problem's structure is
+    ``"misspecified_linear"``, so agents that assume an exactly linear model are told it is not.
+    Sampling is that of :class:`~bandit_envs.LinearGaussian` (same noise, same random stream).
+
+    Args:
+        features: K×h arm features shown to agents.
+        means: K×d true means.
+        sigma: noise standard deviation, a float ≥ 0 or one per objective (default 1.0 without
+            ``cov``).
+        cov: a full d×d noise covariance instead of ``sigma`` (as in ``LinearGaussian``).
+
+    The truth (revealed at the end of an episode) holds the means, the least-squares fit
+    ``theta_ls = argmin_Θ ‖XΘ − μ‖_F`` and ``ls_deviation = max_k ‖μ_k − Θ_lsᵀx_k‖_∞``, an upper
+    bound on the misspecification level ``L_m`` (which is not told to agents:
+    ``ProblemSpec.misspecification`` stays ``None``).
+    """
+
+    structure = "misspecified_linear"
+
+    def __init__(self, features: Any, means: Any, sigma: Any = None, cov: Any = None) -> None:
+        who = "MisspecifiedLinearGaussian"
+        x = check_matrix(features, "features", who, ndim=2)
+        mu = check_matrix(means, "means", who, ndim=2)
+        if mu.shape[0] != x.shape[0]:
+            raise InvalidParameterError(
+                f"{who}: means must have one row per arm, like features ({x.shape[0]} rows); got "
+                f"features of shape {x.shape} and means of shape {mu.shape}."
+            )
+        # features = μ, Θ = I: LinearGaussian's noise and sampling, with means exactly μ.
+        try:
+            self._noise = LinearGaussian(mu, np.eye(mu.shape[1]), sigma, cov)
+        except InvalidParameterError as exc:
+            raise InvalidParameterError(str(exc).replace("LinearGaussian:", f"{who}:", 1)) from None
+        self._features = read_only(x)
+        self._means = self._noise.means
+        theta_ls = np.linalg.lstsq(x, mu, rcond=None)[0]
+        self._theta_ls = read_only(theta_ls)
+        self._ls_deviation = float(np.abs(mu - x @ theta_ls).max())
+
+    @property
+    def n_arms(self) -> int:  # noqa: D102
+        return int(self._features.shape[0])
+
+    @property
+    def outcome_dim(self) -> int:  # noqa: D102
+        return self._noise.outcome_dim
+
+    @property
+    def means(self) -> np.ndarray:  # noqa: D102
+        return self._means
+
+    @property
+    def features(self) -> np.ndarray:
+        """The K×h feature matrix shown to agents (read-only)."""
+        return self._features
+
+    @property
+    def sigma(self) -> float | np.ndarray:
+        """Marginal σ = sqrt(diag Σ), as in :attr:`LinearGaussian.sigma`."""
+        return self._noise.sigma
+
+    @property
+    def noise_cov(self) -> np.ndarray:
+        """The d×d noise covariance Σ (read-only)."""
+        return self._noise.noise_cov
+
+    @property
+    def ls_deviation(self) -> float:
+        """``max_k ‖μ_k − Θ_lsᵀx_k‖_∞`` for the least-squares fit Θ_ls (≥ the best L_m)."""
+        return self._ls_deviation
+
+    def sample(self, arm: int, rng: np.random.Generator) -> np.ndarray:
+        """One outcome of ``arm``: ``means[arm] + η``."""
+        return self._noise.sample(arm, rng)
+
+    def sample_sums(self, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Per-arm sums of ``counts[k]`` outcomes, one exact Gaussian draw each."""
+        return self._noise.sample_sums(counts, rng)
+
+    def public_fields(self) -> dict[str, Any]:
+        """Structure, features and the marginal σ; the means and the fit are not public."""
+        return {"structure": self.structure, "features": self._features, "noise_std": self.sigma}
+
+    def truth(self) -> dict[str, Any]:
+        """Means, least-squares fit and its deviation (and ``noise_cov`` if a ``cov`` was given)."""
+        out: dict[str, Any] = {
+            "means": self._means,
+            "theta_ls": self._theta_ls,
+            "ls_deviation": self._ls_deviation,
+        }
+        if "noise_cov" in self._noise.truth():
+            out["noise_cov"] = self._noise.noise_cov
+        return out
+
+
 def _shape_error(who: str, fshape: tuple[int, ...], tshape: tuple[int, ...]) -> Exception:
     return InvalidParameterError(
         f"{who}: theta must have as many rows as features has columns ({fshape[1]}); "

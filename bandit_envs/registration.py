@@ -21,6 +21,8 @@ class EnvEntry:
     task: str
     summary: str
     source: str
+    #: real data sets the id reads (names in :data:`bandit_envs.datasets.DATASETS`).
+    datasets: tuple[str, ...] = ()
 
 
 ENVS: tuple[EnvEntry, ...] = (
@@ -58,6 +60,50 @@ ENVS: tuple[EnvEntry, ...] = (
         family="linear best arm",
         task="best_arm",
         summary="your own features (KxH), theta and sigma; delta= or budget=",
+        source="-",
+    ),
+    EnvEntry(
+        id="LinearPSI-NoC-v0",
+        entry_point="bandit_envs.instances.pareto:make_noc",
+        family="multi-output Pareto set",
+        task="pareto_set",
+        summary="K=259 Network-on-Chip designs, h=4, d=2; row-normalised features, least-squares "
+        "Theta, both objectives negated (keywords sigma, cov, epsilon; defaults sigma=0.5, "
+        "delta=0.1; needs the NoC data: BANDIT_ENVS_DATA or download)",
+        source="Almer, Topham, Franke 2011 via Kone, Kaufmann, Richert (GEGE), Sec. 5 "
+        "(spec 000 §5.3)",
+        datasets=("noc",),
+    ),
+    EnvEntry(
+        id="LinearPSI-Energy-v0",
+        entry_point="bandit_envs.instances.pareto:make_energy",
+        family="multi-output Pareto set",
+        task="pareto_set",
+        summary="K=768 buildings, h=8 (rank 7), d=2 loads negated; means='linear' (least "
+        "squares) or 'raw' (misspecified) (keywords means, sigma, cov, epsilon; defaults "
+        "'linear', sigma=0.5, delta=0.1; needs the UCI data)",
+        source="Tsanas & Xifara 2012 (UCI Energy efficiency) via Kone et al., App. I.2 "
+        "(spec 000 §5.4)",
+        datasets=("energy",),
+    ),
+    EnvEntry(
+        id="LinearPSI-Synthetic-v0",
+        entry_point="bandit_envs.instances.pareto:make_synthetic",
+        family="multi-output Pareto set",
+        task="pareto_set",
+        summary="h=8, d=2; arms e1..e8 with fixed means plus K-8 rejection-sampled arms, so "
+        "H1,lin and H2,lin do not depend on K (keywords K, sigma, instance_seed, cov, epsilon; "
+        "defaults K=100, sigma=0.5, instance_seed=0, delta=0.1)",
+        source="Kone, Kaufmann, Richert (GEGE), Sec. 5, Fig. 1-2 (spec 000 §5.2)",
+    ),
+    EnvEntry(
+        id="LinearPSI-Custom-v0",
+        entry_point="bandit_envs.instances.pareto:make_custom",
+        family="multi-output Pareto set",
+        task="pareto_set",
+        summary="your own features (KxH) and theta (Hxd), or means (Kxd) alone (identity "
+        "features: unstructured), or features with means (misspecified); sigma or cov, "
+        "epsilon; delta= or budget=",
         source="-",
     ),
 )

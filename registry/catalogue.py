@@ -189,14 +189,35 @@ def is_compatible(agent: str | Any, env: str | gym.Env, **env_kwargs: Any) -> tu
     return ok, why
 
 
+def _missing_data(names: tuple[str, ...]) -> str | None:
+    """The first data set of ``names`` not available locally (no download), or None."""
+    from bandit_envs.datasets import dataset_path
+    from bandit_envs.errors import DataError
+
+    for name in names:
+        try:
+            dataset_path(name, download=False)
+        except DataError:
+            return name
+    return None
+
+
 def compatibility_matrix() -> dict[tuple[str, str], tuple[bool, str]]:
     """``{(agent, env id): (compatible, reason)}`` over the whole catalogue (default keywords).
 
     An agent counts as compatible with an id when it can run in at least one setting of it.
+    Ids whose real data set is not on this machine are not built (listing never downloads):
+    their pairs say "not checked" and how to get the data.
     """
     out: dict[tuple[str, str], tuple[bool, str]] = {}
     for env_id in list_envs():
         if env_id.endswith("-Custom-v0"):
+            continue
+        missing = _missing_data(env_entry(env_id).datasets)
+        if missing:
+            why = (f"not checked: needs the {missing} data set (set BANDIT_ENVS_DATA, or run "
+                   f"`python -m bandit_envs.datasets fetch {missing}`)")
+            out.update({(agent.name, env_id): (False, why) for agent in AGENTS})
             continue
         spec = make_env(env_id).unwrapped.problem
         for agent in AGENTS:

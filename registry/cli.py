@@ -55,7 +55,8 @@ def _cmd_list(args: argparse.Namespace) -> int:
         )
     print("\nCompatibility (agent x env):")
     for (agent, env_id), (ok, why) in compatibility_matrix().items():
-        print(f"  {agent:<12} {env_id:<24} {'yes' if ok else 'no: ' + why}")
+        verdict = "yes" if ok else (why if why.startswith("not checked") else "no: " + why)
+        print(f"  {agent:<12} {env_id:<24} {verdict}")
     return 0
 
 

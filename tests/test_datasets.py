@@ -29,7 +29,7 @@ from bandit_envs.errors import DataError, InvalidParameterError, UnknownNameErro
 
 _SHARED = os.environ.get(D.DATA_ENV_VAR, "")
 needs_data = pytest.mark.skipif(
-    not (_SHARED and Path(_SHARED).is_dir()),
+    not (_SHARED and all((Path(_SHARED) / d.filename).is_file() for d in D.DATASETS.values())),
     reason=f"real data folder absent: set {D.DATA_ENV_VAR} to a folder holding noc_CM_log.csv "
     "and energy_efficiency.csv (tests/conftest.py uses ../shared/data when it exists)",
 )

@@ -6,6 +6,7 @@ import warnings
 import gymnasium as gym
 import numpy as np
 import pytest
+from conftest import skip_without_data
 from gymnasium.utils.env_checker import check_env
 
 import bandit_envs
@@ -26,6 +27,8 @@ CUSTOM = dict(features=np.eye(3), theta=[1.0, 0.5, 0.2])
 def make(env_id="LinearBAI-Soare-v0", **kw):
     if env_id == "LinearBAI-Custom-v0":
         kw = {**CUSTOM, **kw}
+    if env_id == "LinearPSI-Custom-v0":
+        kw = {"means": [[1.0, 0.0], [0.0, 1.0], [0.6, 0.6]], **kw}
     return gym.make(env_id, **kw)
 
 
@@ -40,6 +43,7 @@ ALLOWED_WARNINGS = (
 @pytest.mark.parametrize("env_id", [e.id for e in bandit_envs.ENVS])
 @pytest.mark.parametrize("setting", [{}, {"budget": 50}])
 def test_gymnasium_check_env(env_id, setting):
+    skip_without_data(env_id)
     env = make(env_id, **setting)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
