@@ -18,6 +18,9 @@ class PhaseTracking:
     ``_plan_phase()`` (sets ``_remaining`` (int counts per arm), ``_left`` (their total),
     ``_cursor`` = 0, ``_pcounts`` and ``_psums`` (the phase's own data), ``_planned`` = True) and
     ``_finish_phase()`` (uses the phase's data, sets ``_planned`` = False).
+
+    ``_psums`` of shape ``(K,)`` accumulates the first output of each outcome (scalar agents);
+    of shape ``(K, d)`` it accumulates whole outcome vectors (multi-output agents, e.g. GEGE).
     """
 
     def select(self) -> int | None:
@@ -33,7 +36,7 @@ class PhaseTracking:
 
     def _on_observe(self, arm: int, outcome: np.ndarray) -> None:
         self._pcounts[arm] += 1
-        self._psums[arm] += outcome[0]
+        self._psums[arm] += outcome[0] if self._psums.ndim == 1 else outcome
         if self._remaining[arm] > 0:
             self._remaining[arm] -= 1
             self._left -= 1
@@ -51,7 +54,7 @@ class PhaseTracking:
 
     def _on_observe_batch(self, counts: np.ndarray, sums: np.ndarray) -> None:
         self._pcounts += counts
-        self._psums += sums[:, 0]
+        self._psums += sums[:, 0] if self._psums.ndim == 1 else sums
         taken = np.minimum(counts, self._remaining)
         self._remaining = self._remaining - taken
         self._left -= int(taken.sum())

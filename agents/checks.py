@@ -44,7 +44,7 @@ from bandit_envs.errors import AgentProtocolError, BanditEnvError
 from bandit_envs.models import LinearGaussian, RewardModel
 from bandit_envs.protocols import Agent
 from bandit_envs.runner import EpisodeResult, run_episode, supports_batch
-from bandit_envs.tasks import BestArm
+from bandit_envs.tasks import BestArm, ParetoSet
 
 
 class AgentCheckError(BanditEnvError, AssertionError):
@@ -102,8 +102,35 @@ def _best_arm_probes() -> list[Probe]:
     ]
 
 
+def _pareto_env(features: Any, theta: Any, sigma: float, name: str, **setting: Any):
+    return PureExplorationEnv(
+        LinearGaussian(features, theta, sigma), ParetoSet(), name=name, **setting
+    )
+
+
+def _pareto_set_probes() -> list[Probe]:
+    """Multi-output linear PSI probes (spec 000 §1.1): d = 2 objectives, all gaps > 0."""
+    plane = np.array([[1.0, 0.0], [0.0, 1.0], [np.cos(0.5), np.sin(0.5)], [0.3, 0.3]])
+    rank2 = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 1.0, 0.0], [0.5, 0.2, 0.0]])
+    return [
+        Probe("4 arms in the plane, 2 objectives", "pareto_set",
+              lambda **s: _pareto_env(plane, np.eye(2), 0.5, "probe-psi-plane", **s)),
+        Probe("easy: 3 arms, all gaps 0.5, sigma 0.2", "pareto_set",
+              lambda **s: _pareto_env(np.eye(3), [[1.0, 0.5], [0.5, 1.0], [0.0, 0.0]], 0.2,
+                                      "probe-psi-easy", **s),
+              easy=True),
+        Probe("rank-deficient features (K=4, h=3, rank 2), 2 objectives", "pareto_set",
+              lambda **s: _pareto_env(rank2, [[1.0, 0.2], [0.1, 1.0], [5.0, 5.0]], 0.3,
+                                      "probe-psi-rank2", **s)),
+        Probe("noiseless (sigma=0), 2 objectives", "pareto_set",
+              lambda **s: _pareto_env(plane, np.eye(2), 0.0, "probe-psi-noiseless", **s)),
+    ]
+
+
 #: probe problems per task; later families add theirs with :func:`register_probes`.
-PROBES: dict[str, Callable[[], list[Probe]]] = {"best_arm": _best_arm_probes}
+PROBES: dict[str, Callable[[], list[Probe]]] = {
+    "best_arm": _best_arm_probes, "pareto_set": _pareto_set_probes
+}
 
 #: settings used by the checks: small enough that a broken agent fails fast.
 FIXED_CONFIDENCE = {"delta": 0.1, "max_samples": 20_000}

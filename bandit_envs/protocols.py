@@ -107,17 +107,21 @@ class AgentCapabilities:
             raise ValueError(f"AgentCapabilities: unknown settings {sorted(unknown)}.")
 
 
-def compatibility(agent_or_caps: Any, spec: ProblemSpec) -> tuple[bool, str]:
+def compatibility(
+    agent_or_caps: Any, spec: ProblemSpec, name: str | None = None
+) -> tuple[bool, str]:
     """Whether an agent can run on ``spec``, and a sentence saying why not.
 
     Agents without a ``capabilities`` attribute are assumed compatible (they declared nothing).
+    ``name`` is the agent's name in the sentence (default: the agent's ``name`` or its type).
     """
     caps = (
         agent_or_caps
         if isinstance(agent_or_caps, AgentCapabilities)
         else getattr(agent_or_caps, "capabilities", None)
     )
-    name = getattr(agent_or_caps, "name", type(agent_or_caps).__name__)
+    if name is None:
+        name = getattr(agent_or_caps, "name", type(agent_or_caps).__name__)
     if caps is None:
         return True, f"{name} declares no capabilities; assumed compatible."
     if spec.task not in caps.tasks:

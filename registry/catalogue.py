@@ -114,6 +114,15 @@ AGENTS: tuple[AgentEntry, ...] = (
         source="Zaki, Mohan & Gopalan, Explicit Best Arm Identification in Linear Bandits Using "
         "No-Regret Learners (spec 003)",
     ),
+    AgentEntry(
+        name="GEGE",
+        entry_point="agents.gege:GEGE",
+        summary="G-optimal empirical gap elimination for (eps-)Pareto set identification in a "
+        "multi-output linear model; fixed budget (halving, ceil(log2 h) rounds) and fixed "
+        "confidence (theory constants, or the authors' practical ones)",
+        source="Kone, Kaufmann & Richert, Bandit Pareto Set Identification in a Multi-Output "
+        "Linear Model, Alg. 1-3 (spec 000 §3)",
+    ),
 )
 
 _AGENTS_BY_NAME = {entry.name: entry for entry in AGENTS}
@@ -223,7 +232,8 @@ def compatibility_matrix() -> dict[tuple[str, str], tuple[bool, str]]:
         for agent in AGENTS:
             caps = agent.capabilities
             results = [
-                compatibility(caps, spec.replace(setting=s)) for s in sorted(caps.settings)
+                compatibility(caps, spec.replace(setting=s), agent.name)
+                for s in sorted(caps.settings)
             ]
             ok = any(r[0] for r in results)
             out[(agent.name, env_id)] = (ok, "compatible" if ok else results[0][1])
