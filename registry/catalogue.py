@@ -123,6 +123,54 @@ AGENTS: tuple[AgentEntry, ...] = (
         source="Kone, Kaufmann & Richert, Bandit Pareto Set Identification in a Multi-Output "
         "Linear Model, Alg. 1-3 (spec 000 §3)",
     ),
+    AgentEntry(
+        name="EGESH",
+        entry_point="agents.psi_elimination:EGESH",
+        summary="unstructured Pareto set identification, fixed budget: empirical gap elimination "
+        "with successive halving (ceil(log2 K) rounds, statistics accumulate; needs "
+        "T >= K ceil(log2 K))",
+        source="Kone, Kaufmann & Richert 2024 (EGE-SH), as run in the GEGE paper "
+        "(spec 000 §3.9(b))",
+    ),
+    AgentEntry(
+        name="EGESR",
+        entry_point="agents.psi_elimination:EGESR",
+        summary="unstructured Pareto set identification, fixed budget: empirical gap elimination "
+        "with the successive rejects schedule (one accept or reject per phase)",
+        source="Kone, Kaufmann & Richert 2024 (EGE-SR); schedule of Audibert, Bubeck & Munos "
+        "2010 (spec 000 §3.9(c))",
+    ),
+    AgentEntry(
+        name="PSIUniform",
+        entry_point="agents.psi_elimination:PSIUniform",
+        summary="round robin for Pareto set identification; fixed budget: empirical Pareto set of "
+        "sample means; fixed confidence: APE's stopping rule (union-bound or heuristic widths)",
+        source="baseline (spec 000 §3.9(a), (g)); stopping rule of Kone, Kaufmann & Richert "
+        "2023 (APE)",
+    ),
+    AgentEntry(
+        name="APE",
+        entry_point="agents.psi_confidence:APE",
+        summary="Adaptive Pareto Exploration: fully sequential, pulls b_t and c_t (or the less "
+        "sampled), incremental O(Kd) pairwise state, APE stopping rule (union or heuristic "
+        "widths)",
+        source="Kone, Kaufmann & Richert, NeurIPS 2023 (spec 000 §3.9(d))",
+    ),
+    AgentEntry(
+        name="Racing",
+        entry_point="agents.psi_confidence:Racing",
+        summary="Pareto racing: rounds of one pull per active arm, remove confidently dominated "
+        "arms, accept P2 (APE's pairwise widths)",
+        source="Auer, Chiang, Ortner & Drugan, ICML 2016, Alg. 1 (spec 000 §3.9(f))",
+    ),
+    AgentEntry(
+        name="PAL",
+        entry_point="agents.psi_confidence:PAL",
+        summary="PAL with a linear kernel: rounds of one pull per active arm, least squares on "
+        "the features, widths sqrt(b_t ||x||^2_{V^-1}) with the authors' /5 tuning (heuristic)",
+        source="Zuluaga, Sergent, Krause & Püschel, ICML 2013, as in Kone et al.'s code "
+        "(spec 000 §3.9(e))",
+    ),
 )
 
 _AGENTS_BY_NAME = {entry.name: entry for entry in AGENTS}

@@ -30,7 +30,8 @@ def test_make_agent_and_errors():
     assert agent.check_every == 2
     assert repr(agent) == "Uniform(check_every=2, threshold='fixed_design')"
     with pytest.raises(UnknownNameError, match=re.escape(
-            "Unknown agent 'Unifrom'. Did you mean 'Uniform'? Known agents: Uniform, ")):
+            "Unknown agent 'Unifrom'. Did you mean 'Uniform' or 'PSIUniform'? Known agents: "
+            "Uniform, ")):
         registry.make_agent("Unifrom")
     with pytest.raises(InvalidParameterError, match=re.escape(
             "make_agent: Uniform has no parameter(s) ['delta']; valid parameters are "
