@@ -237,7 +237,7 @@ def test_config_file_runs_resumes_and_reports(tmp_path, capsys):
         ('[[env]]\nid="LinearBAI-Soar-v0"\n[[agent]]\nname="Uniform"',
          "env setting #1 LinearBAI-Soar-v0"),
         ('[[env]]\nid="LinearBAI-Soare-v0"\n[[agent]]\nname="Unifrom"',
-         "Did you mean 'Uniform'?"),
+         "Did you mean 'Uniform' or 'PSIUniform'?"),
         ('[[env]]\nid="LinearBAI-Soare-v0"', "no [[agent]] entry"),
         ("not toml [", "not valid TOML"),
     ],
