@@ -23,6 +23,18 @@ class PhaseTracking:
     of shape ``(K, d)`` it accumulates whole outcome vectors (multi-output agents, e.g. GEGE).
     """
 
+    def _start_phases(self, n_arms: int, outcome_dim: int | None = None) -> None:
+        """Empty phase bookkeeping for a new episode.
+
+        ``outcome_dim`` None keeps scalar phase sums (first output); an int keeps vector sums.
+        """
+        self._planned = False
+        self._remaining = np.zeros(n_arms, dtype=np.int64)
+        self._left = 0
+        self._cursor = 0
+        self._pcounts = np.zeros(n_arms, dtype=np.int64)
+        self._psums = np.zeros(n_arms if outcome_dim is None else (n_arms, outcome_dim))
+
     def select(self) -> int | None:
         """The next arm of the current phase's allocation, or None when no phase is left."""
         self._require_reset("select")

@@ -264,12 +264,7 @@ class GEGE(PhaseTracking, BaseAgent):
         self._accepted: list[int] = []
         self._rejected: list[int] = []
         self._round = 0
-        self._planned = False
-        self._remaining = np.zeros(k, dtype=np.int64)
-        self._left = 0
-        self._cursor = 0
-        self._pcounts = np.zeros(k, dtype=np.int64)
-        self._psums = np.zeros((k, self._d))
+        self._start_phases(k, self._d)
         self._last_pareto: np.ndarray | None = None
         self.phase_history: list[dict] = []
 

@@ -149,12 +149,7 @@ class ODLinBAI(PhaseTracking, BaseAgent):
             ) from None
         self._active = np.arange(k)
         self._phase = 0
-        self._planned = False
-        self._remaining = np.zeros(k, dtype=np.int64)
-        self._left = 0
-        self._cursor = 0
-        self._pcounts = np.zeros(k, dtype=np.int64)
-        self._psums = np.zeros(k)
+        self._start_phases(k)
         self._means: np.ndarray | None = None
         self.phase_history: list[dict] = []
 

@@ -281,12 +281,7 @@ class _Rounds(PhaseTracking, BaseAgent):
         self._accepted: list[int] = []
         self._rejected: list[int] = []
         self._round = 0
-        self._planned = False
-        self._remaining = np.zeros(k, dtype=np.int64)
-        self._left = 0
-        self._cursor = 0
-        self._pcounts = np.zeros(k, dtype=np.int64)
-        self._psums = np.zeros((k, int(self.spec.outcome_dim)))
+        self._start_phases(k, int(self.spec.outcome_dim))
 
     @property
     def done(self) -> bool:

@@ -80,12 +80,7 @@ class _SampleMeanPhases(PhaseTracking, BaseAgent):
         self._accepted: list[int] = []
         self._rejected: list[int] = []
         self._round = 0
-        self._planned = False
-        self._remaining = np.zeros(k, dtype=np.int64)
-        self._left = 0
-        self._cursor = 0
-        self._pcounts = np.zeros(k, dtype=np.int64)
-        self._psums = np.zeros((k, self._d))
+        self._start_phases(k, self._d)
         self.phase_history: list[dict] = []
 
     def _set_allocation(self, per_arm: np.ndarray, record: dict) -> None:

@@ -164,12 +164,7 @@ class RAGE(PhaseTracking, BaseAgent):
         self._sigma2 = float(np.max(noise)) ** 2
         self._active = np.arange(k)
         self._phase = 0
-        self._planned = False
-        self._remaining = np.zeros(k, dtype=np.int64)
-        self._left = 0
-        self._cursor = 0
-        self._pcounts = np.zeros(k, dtype=np.int64)
-        self._psums = np.zeros(k)
+        self._start_phases(k)
         self._means: np.ndarray | None = None
         self.phase_history: list[dict] = []
 
