@@ -48,13 +48,14 @@ from bandit_envs.registration import ENVS, register_envs
 from bandit_envs.reporting import report, summarize
 from bandit_envs.runner import EpisodeResult, run_episode
 from bandit_envs.sweeps import read_results, sweep
-from bandit_envs.tasks import BestArm, ParetoSet, Task
+from bandit_envs.tasks import AllEpsilonGood, BestArm, ParetoSet, Task
 
 __version__ = "0.1.0"
 
 register_envs()
 
 __all__ = [
+    "AllEpsilonGood",
     "ENVS",
     "Agent",
     "AgentCapabilities",

@@ -199,6 +199,88 @@ class ParetoSet(Task):
         return out
 
 
+class AllEpsilonGood(Task):
+    """All ε-good arms (spec 002 §1.2; Li, Ma, Hua, Zhu eq. (2)): return exactly ``G_ε``.
+
+    Additive (default): ``G_ε = {i : μ_i ≥ max_j μ_j − ε}``; multiplicative:
+    ``G_ε = {i : μ_i ≥ (1 − ε)·max_j μ_j}`` (mentioned by the paper, not studied; it needs a positive
+    best mean). An arm on the threshold is good (``≥``), but an instance with an arm within
+    ``tie_tolerance · max(1, max|μ|)`` of the threshold is refused: its gap ``α_ε`` or ``β_ε`` is 0
+    and no number of samples certifies it (infinite complexity, spec 002 §1.2). Grading is exact
+    set equality; precision, recall and F1 against ``G_ε`` are reported too.
+
+    Public fields: ``ProblemSpec.epsilon`` and ``ProblemSpec.extras["multiplicative"]``.
+
+    Args:
+        epsilon: the slack ``ε > 0`` (multiplicative: ``0 < ε ≤ 1``).
+        multiplicative: use the multiplicative definition.
+        tie_tolerance: how close to the threshold an arm may be before the instance is refused.
+
+    """
+
+    name = "all_eps_good"
+
+    def __init__(
+        self, epsilon: float, multiplicative: bool = False, tie_tolerance: float = 1e-9
+    ) -> None:
+        eps = check_nonnegative(epsilon, "epsilon", "AllEpsilonGood")
+        if eps == 0.0:
+            raise InvalidInstanceError(
+                "AllEpsilonGood: epsilon must be > 0 (with epsilon = 0 the best arm sits on the "
+                "threshold and the problem has infinite complexity; use the best-arm task instead)."
+            )
+        if multiplicative and eps > 1.0:
+            raise InvalidInstanceError(
+                f"AllEpsilonGood: the multiplicative definition needs 0 < epsilon <= 1, got {eps!r}."
+            )
+        self.epsilon = eps
+        self.multiplicative = bool(multiplicative)
+        self.tie_tolerance = check_nonnegative(tie_tolerance, "tie_tolerance", "AllEpsilonGood")
+
+    def validate_model(self, model: RewardModel) -> None:
+        """All ε-good needs scalar outcomes (m = 1)."""
+        if model.outcome_dim != 1:
+            raise InvalidInstanceError(
+                f"AllEpsilonGood: the all-epsilon-good task needs scalar outcomes (outcome_dim 1); "
+                f"this model has outcome_dim {model.outcome_dim}."
+            )
+
+    def threshold(self, means: np.ndarray) -> float:
+        """The threshold ``max μ − ε`` (or ``(1 − ε)·max μ``) of the given means."""
+        top = float(np.max(np.asarray(means, dtype=float)))
+        return (1.0 - self.epsilon) * top if self.multiplicative else top - self.epsilon
+
+    def true_answer(self, means: np.ndarray) -> Answer:
+        """``G_ε``; refuses instances with an arm on the threshold (spec 002 §1.2)."""
+        mu = np.asarray(means, dtype=float).reshape(-1)
+        top = float(np.max(mu))
+        if self.multiplicative and top <= 0.0:
+            raise InvalidInstanceError(
+                f"AllEpsilonGood: the multiplicative definition needs a positive best mean; the "
+                f"best mean here is {top!r}. Shift the means or use the additive definition."
+            )
+        thr = self.threshold(mu)
+        tol = self.tie_tolerance * max(1.0, float(np.max(np.abs(mu))))
+        close = np.flatnonzero(np.abs(mu - thr) <= tol)
+        if close.size:
+            arms = ", ".join(str(int(i)) for i in close[:10]) + (", ..." if close.size > 10 else "")
+            raise InvalidInstanceError(
+                f"AllEpsilonGood: arms {arms} have means within {tol:g} of the threshold "
+                f"{thr!r} (epsilon {self.epsilon!r}); whether they are epsilon-good cannot be "
+                f"certified (infinite complexity, spec 002 §1.2). Change epsilon or the means."
+            )
+        return frozenset(int(i) for i in np.flatnonzero(mu >= thr))
+
+    def empirical_answer(self, means: np.ndarray) -> Answer:
+        """``{i : μ̂_i ≥ threshold(μ̂)}`` (never raises)."""
+        mu = np.asarray(means, dtype=float).reshape(-1)
+        return frozenset(int(i) for i in np.flatnonzero(mu >= self.threshold(mu)))
+
+    def public_fields(self) -> dict[str, Any]:
+        """``epsilon`` and ``extras["multiplicative"]``."""
+        return {"epsilon": self.epsilon, "extras": {"multiplicative": self.multiplicative}}
+
+
 def _zero_gap_message(mu: np.ndarray, zero: np.ndarray, pareto: np.ndarray, tol: float) -> str:
     arms = ", ".join(str(int(i)) for i in zero[:10]) + (", ..." if zero.size > 10 else "")
     first = int(zero[0])
