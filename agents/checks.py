@@ -44,7 +44,7 @@ from bandit_envs.errors import AgentProtocolError, BanditEnvError
 from bandit_envs.models import LinearGaussian, RewardModel
 from bandit_envs.protocols import Agent
 from bandit_envs.runner import EpisodeResult, run_episode, supports_batch
-from bandit_envs.tasks import BestArm, ParetoSet
+from bandit_envs.tasks import AllEpsilonGood, BestArm, ParetoSet
 
 
 class AgentCheckError(BanditEnvError, AssertionError):
@@ -127,9 +127,40 @@ def _pareto_set_probes() -> list[Probe]:
     ]
 
 
+def _eps_good_env(features: Any, theta: Any, eps: float, sigma: float, name: str,
+                  **setting: Any):
+    return PureExplorationEnv(
+        LinearGaussian(features, theta, sigma), AllEpsilonGood(eps), name=name, **setting
+    )
+
+
+def _eps_good_probes() -> list[Probe]:
+    """All-ε-good probes (spec 002 §1.2): every arm well away from the threshold ``max μ − ε``."""
+    plane = np.array([[1.0, 0.0], [0.0, 1.0], [np.cos(0.5), np.sin(0.5)]])
+    rank2 = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 1.0, 0.0], [0.5, 0.2, 0.0]])
+    return [
+        Probe("3 arms in the plane, eps 0.4", "all_eps_good",
+              lambda **s: _eps_good_env(plane, [1.0, 0.0], 0.4, 0.5, "probe-eps-plane", **s)),
+        Probe("easy: 3 arms, means 1, 0.8, 0, eps 0.5, sigma 0.2", "all_eps_good",
+              lambda **s: _eps_good_env(np.eye(3), [1.0, 0.8, 0.0], 0.5, 0.2,
+                                        "probe-eps-easy", **s),
+              easy=True),
+        Probe("K=2, h=1, eps 0.2", "all_eps_good",
+              lambda **s: _eps_good_env([[1.0], [0.5]], [1.0], 0.2, 0.3, "probe-eps-k2-h1", **s)),
+        Probe("rank-deficient features (K=4, h=3, rank 2), eps 0.5", "all_eps_good",
+              lambda **s: _eps_good_env(rank2, [1.0, 0.3, 5.0], 0.5, 0.3, "probe-eps-rank2",
+                                        **s)),
+        Probe("noiseless (sigma=0), eps 0.4", "all_eps_good",
+              lambda **s: _eps_good_env(plane, [1.0, 0.0], 0.4, 0.0, "probe-eps-noiseless",
+                                        **s)),
+    ]
+
+
 #: probe problems per task; later families add theirs with :func:`register_probes`.
 PROBES: dict[str, Callable[[], list[Probe]]] = {
-    "best_arm": _best_arm_probes, "pareto_set": _pareto_set_probes
+    "best_arm": _best_arm_probes,
+    "pareto_set": _pareto_set_probes,
+    "all_eps_good": _eps_good_probes,
 }
 
 #: settings used by the checks: small enough that a broken agent fails fast.

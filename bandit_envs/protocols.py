@@ -89,6 +89,9 @@ class AgentCapabilities:
         outcome_dims: ``"scalar"`` (m = 1 only) or ``"any"``.
         oracle: whether the agent needs the truth (an oracle baseline).
         batch: whether it offers the exact batch path.
+        extras: values of ``ProblemSpec.extras`` the agent accepts, key by key, e.g.
+            ``{"multiplicative": {False}}`` for an agent that solves only the additive all-ε-good
+            problem. A key the problem does not publish is not checked.
 
     """
 
@@ -98,10 +101,14 @@ class AgentCapabilities:
     outcome_dims: str = "scalar"
     oracle: bool = False
     batch: bool = False
+    extras: Mapping[str, frozenset[Any]] = dataclasses.field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for name in ("tasks", "settings", "structures"):
             object.__setattr__(self, name, frozenset(getattr(self, name)))
+        object.__setattr__(
+            self, "extras", {key: frozenset(values) for key, values in dict(self.extras).items()}
+        )
         unknown = self.settings - set(SETTINGS)
         if unknown:
             raise ValueError(f"AgentCapabilities: unknown settings {sorted(unknown)}.")
@@ -139,4 +146,10 @@ def compatibility(
         )
     if caps.outcome_dims == "scalar" and spec.outcome_dim != 1:
         return False, f"{name} needs scalar outcomes, but this problem has {spec.outcome_dim}."
+    for key, accepted in caps.extras.items():
+        if key in spec.extras and spec.extras[key] not in accepted:
+            return False, (
+                f"{name} accepts {key} in {sorted(accepted, key=repr)}, but the problem has "
+                f"{key}={spec.extras[key]!r}."
+            )
     return True, "compatible"

@@ -171,6 +171,20 @@ AGENTS: tuple[AgentEntry, ...] = (
         source="Zuluaga, Sergent, Krause & Püschel, ICML 2013, as in Kone et al.'s code "
         "(spec 000 §3.9(e))",
     ),
+    AgentEntry(
+        name="LinFACTG",
+        entry_point="agents.linfact:LinFACTG",
+        summary="all eps-good arms: rounds of G-optimal design on the projected active arms, "
+        "eq. 21 counts, fresh least squares per round, Algorithm 3 good/bad classification",
+        source="Li, Ma, Hua & Zhu 2025 (arXiv 2510.00073), Alg. 1, 3, 4 (spec 002 §2.1-§2.4)",
+    ),
+    AgentEntry(
+        name="LinFACTXY",
+        entry_point="agents.linfact:LinFACTXY",
+        summary="all eps-good arms: rounds of XY-optimal design over the active arms' "
+        "differences, eq. 22 counts (ceil rounding), fresh least squares per round, Algorithm 3",
+        source="Li, Ma, Hua & Zhu 2025 (arXiv 2510.00073), Alg. 2, 3, 4 (spec 002 §2.1-§2.4)",
+    ),
 )
 
 _AGENTS_BY_NAME = {entry.name: entry for entry in AGENTS}
