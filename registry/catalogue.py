@@ -185,6 +185,23 @@ AGENTS: tuple[AgentEntry, ...] = (
         "differences, eq. 22 counts (ceil rounding), fresh least squares per round, Algorithm 3",
         source="Li, Ma, Hua & Zhu 2025 (arXiv 2510.00073), Alg. 2, 3, 4 (spec 002 §2.1-§2.4)",
     ),
+    AgentEntry(
+        name="MLinGapE",
+        entry_point="agents.top_m:MLinGapE",
+        summary="top-m LinGapE: gap index over J(t) x J(t)^c, greedy/ratio sampling of x_b - x_c, "
+        "answers the top-m set (m given, or re-estimated as the empirical eps-good set size); "
+        "proven self-normalised width by default",
+        source="Réda, Kaufmann & Delahaye-Duriez, AISTATS 2021 (adapted as in Li, Ma, Hua & Zhu; "
+        "spec 002 §2.9)",
+    ),
+    AgentEntry(
+        name="LinGIFA",
+        entry_point="agents.top_m:LinGIFA",
+        summary="linear UGapE-like top-m: arm index = m-th largest pair index, J(t) = the m "
+        "smallest, greedy/ratio/largest-variance sampling; m given or re-estimated; proven width",
+        source="Réda, Kaufmann & Delahaye-Duriez, AISTATS 2021 (adapted as in Li, Ma, Hua & Zhu; "
+        "spec 002 §2.9)",
+    ),
 )
 
 _AGENTS_BY_NAME = {entry.name: entry for entry in AGENTS}
