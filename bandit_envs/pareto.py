@@ -22,7 +22,8 @@ processed in blocks of at most :data:`BLOCK_ELEMENTS` pairs, so the working memo
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import math
+from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -34,10 +35,12 @@ from bandit_envs.problem import as_answer
 __all__ = [
     "APE_THRESHOLDS",
     "APEStop",
+    "APEWidth",
     "BLOCK_ELEMENTS",
     "PSIGaps",
     "ape_confidence",
     "ape_stop",
+    "ape_width_terms",
     "complexities",
     "dominance_margins",
     "empirical_gaps",
@@ -571,6 +574,21 @@ def ape_confidence(
             a missing ``n_arms`` / ``n_objectives`` for ``"union"``.
     """
     who = "ape_confidence"
+    _check_width_args(who, delta, sigma, threshold, n_arms, n_objectives)
+    ti = np.asarray(t_i, dtype=np.float64)
+    tj = np.asarray(t_j, dtype=np.float64)
+    if (ti.size and not (ti >= 1).all()) or (tj.size and not (tj >= 1).all()):
+        raise InvalidParameterError(
+            f"{who}: sample counts must be >= 1 (pull every arm once first); got minimum "
+            f"{float(min(ti.min(initial=np.inf), tj.min(initial=np.inf)))!r}."
+        )
+    return _ape_beta(ti, tj, float(delta), float(sigma), threshold, n_arms or 1, n_objectives or 1)
+
+
+def _check_width_args(
+    who: str, delta: Any, sigma: Any, threshold: Any, n_arms: Any, n_objectives: Any
+) -> None:
+    """Validate the arguments shared by :func:`ape_confidence` and :func:`ape_width_terms`."""
     if threshold not in APE_THRESHOLDS:
         raise InvalidParameterError(
             f"{who}: threshold must be one of {APE_THRESHOLDS}; got {threshold!r}."
@@ -583,13 +601,6 @@ def ape_confidence(
         isinstance(sigma, (int, float, np.floating)) and np.isfinite(sigma) and sigma >= 0
     ):
         raise InvalidParameterError(f"{who}: sigma must be a finite float >= 0; got {sigma!r}.")
-    ti = np.asarray(t_i, dtype=np.float64)
-    tj = np.asarray(t_j, dtype=np.float64)
-    if (ti.size and not (ti >= 1).all()) or (tj.size and not (tj >= 1).all()):
-        raise InvalidParameterError(
-            f"{who}: sample counts must be >= 1 (pull every arm once first); got minimum "
-            f"{float(min(ti.min(initial=np.inf), tj.min(initial=np.inf)))!r}."
-        )
     if threshold == "union":
         for name, value in (("n_arms", n_arms), ("n_objectives", n_objectives)):
             if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or (
@@ -598,7 +609,75 @@ def ape_confidence(
                 raise InvalidParameterError(
                     f"{who}: {name} must be an integer >= 1 with threshold='union'; got {value!r}."
                 )
-    return _ape_beta(ti, tj, float(delta), float(sigma), threshold, n_arms or 1, n_objectives or 1)
+
+
+class APEWidth(NamedTuple):
+    """:func:`ape_confidence` split into per-arm terms, for incremental (per-pull) updates.
+
+    ``β_ij = scale · √((c0 + ℓ(T_i) + ℓ(T_j)) · (1/T_i + 1/T_j))`` for both thresholds: with
+    ``scale = σ√2`` and
+
+    * ``"union"``: ``c0 = log(d K(K−1) π⁴ / (36 δ))`` and ``ℓ(T) = 2 log T``;
+    * ``"heuristic"``: ``c0 = 2 C_g(δ)`` and ``ℓ(T) = log(1 + log T)``.
+
+    A pull of arm ``a`` changes only ``ℓ(T_a)`` and ``1/T_a``, hence only row and column ``a``
+    of ``β``. Equal to :func:`ape_confidence` up to floating-point rounding (the sums are
+    grouped differently).
+
+    Attributes:
+        c0: the constant term.
+        scale: ``σ√2``.
+        threshold: ``"union"`` or ``"heuristic"``.
+    """
+
+    c0: float
+    scale: float
+    threshold: str
+
+    @property
+    def ell(self) -> Callable[[float], float]:
+        """The per-arm term ``n ↦ ℓ(n)`` for a sample count ``n ≥ 1`` (a plain function)."""
+        return _ell_union if self.threshold == "union" else _ell_heuristic
+
+
+def _ell_union(n: float) -> float:
+    return 2.0 * math.log(n)
+
+
+def _ell_heuristic(n: float) -> float:
+    return math.log1p(math.log(n))
+
+
+def ape_width_terms(
+    delta: float,
+    sigma: float,
+    *,
+    threshold: str = "union",
+    n_arms: int | None = None,
+    n_objectives: int | None = None,
+) -> APEWidth:
+    """The constants of :func:`ape_confidence` in the per-arm form of :class:`APEWidth`.
+
+    Args:
+        delta: the risk ``δ ∈ (0, 1)``.
+        sigma: the noise level ``σ ≥ 0``.
+        threshold: ``"union"`` or ``"heuristic"``.
+        n_arms: ``K`` (needed by ``"union"``).
+        n_objectives: ``d`` (needed by ``"union"``).
+
+    Raises:
+        InvalidParameterError: on the same bad arguments as :func:`ape_confidence`.
+    """
+    _check_width_args("ape_width_terms", delta, sigma, threshold, n_arms, n_objectives)
+    delta = float(delta)
+    if threshold == "union":
+        k, d = int(n_arms or 1), int(n_objectives or 1)  # validated above
+        pairs = max(k * (k - 1), 1) * d
+        c0 = math.log(pairs * math.pi**4 / (36.0 * delta))
+    else:
+        log_inv = math.log(1.0 / delta)
+        c0 = 2.0 * (log_inv / 2.0 + max(math.log(log_inv / 2.0), 0.0))
+    return APEWidth(c0, float(sigma) * math.sqrt(2.0), threshold)
 
 
 def _ape_beta(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 
@@ -11,6 +12,8 @@ import pytest
 import bandit_envs.pareto as pareto
 from bandit_envs.errors import InvalidAnswerError, InvalidParameterError
 from bandit_envs.pareto import (
+    ape_confidence,
+    ape_width_terms,
     complexities,
     dominance_margins,
     empirical_gaps,
@@ -465,3 +468,48 @@ def test_noc_reference_values() -> None:
     assert c["H1_lin"] == pytest.approx(1973.8, abs=0.05)
     assert c["H2_lin"] == pytest.approx(1780.25, abs=0.005)
     np.testing.assert_allclose(result.gaps, paper_gaps(mu), rtol=1e-12)
+
+
+# ----------------------------------------------------------------------- APE's per-arm width terms
+
+
+@pytest.mark.parametrize("threshold", ["union", "heuristic"])
+def test_ape_width_terms_rebuild_ape_confidence(threshold: str) -> None:
+    """β_ij = scale √((c0 + ℓ(T_i) + ℓ(T_j)) (1/T_i + 1/T_j)) equals ape_confidence (rounding)."""
+    k, d, delta, sigma = 9, 3, 0.05, 0.7
+    width = ape_width_terms(delta, sigma, threshold=threshold, n_arms=k, n_objectives=d)
+    assert width.threshold == threshold and width.scale == pytest.approx(sigma * math.sqrt(2))
+    counts = np.array([1, 2, 3, 7, 50, 1000], dtype=float)
+    ell = np.array([width.ell(n) for n in counts])
+    inv = 1.0 / counts
+    rebuilt = width.scale * np.sqrt((width.c0 + ell[:, None] + ell[None, :])
+                                    * (inv[:, None] + inv[None, :]))
+    direct = ape_confidence(counts[:, None], counts[None, :], delta, sigma, threshold=threshold,
+                            n_arms=k, n_objectives=d)
+    np.testing.assert_allclose(rebuilt, direct, rtol=1e-13)
+
+
+def test_ape_width_terms_hand_values() -> None:
+    """The constants by hand: union c0 = log(d K(K−1) π⁴/(36 δ)), ℓ = 2 log T; heuristic 2 C_g."""
+    union = ape_width_terms(0.1, 0.5, n_arms=4, n_objectives=2)
+    assert union.c0 == pytest.approx(math.log(2 * 4 * 3 * math.pi**4 / 3.6))
+    assert union.ell(1.0) == 0.0 and union.ell(10.0) == pytest.approx(2 * math.log(10))
+    heur = ape_width_terms(0.01, 0.5, threshold="heuristic")
+    c_g = math.log(100) / 2 + math.log(math.log(100) / 2)
+    assert heur.c0 == pytest.approx(2 * c_g)
+    assert heur.ell(1.0) == 0.0 and heur.ell(10.0) == pytest.approx(math.log(1 + math.log(10)))
+    # δ close to 1: log(log(1/δ)/2) < 0 is clipped at 0
+    assert ape_width_terms(0.5, 1.0, threshold="heuristic").c0 == pytest.approx(math.log(2))
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"threshold": "tight"}, "ape_width_terms: threshold must be one of"),
+    ({"delta": 0.0}, "delta must be a float in"),
+    ({"sigma": float("nan")}, "sigma must be a finite float"),
+    ({"n_objectives": 0}, "n_objectives must be an integer >= 1"),
+])
+def test_ape_width_terms_rejects_bad_input(kwargs: dict, match: str) -> None:
+    args = {"delta": 0.1, "sigma": 1.0, "threshold": "union", "n_arms": 4, "n_objectives": 2,
+            **kwargs}
+    with pytest.raises(InvalidParameterError, match=match):
+        ape_width_terms(**args)

@@ -3,9 +3,12 @@ and easy runs, δ-correctness, APE's incremental state against a recomputation, 
 
 from __future__ import annotations
 
+import copy
+
 import gymnasium as gym
 import numpy as np
 import pytest
+from conftest import skip_without_data
 
 import bandit_envs  # noqa: F401  (registers the ids)
 from agents.checks import check_agent
@@ -212,3 +215,179 @@ def test_ape_pull_rules():
     # "both" pulls two arms per iteration after the initial round
     assert both.t - EASY_MEANS.shape[0] == 2 * (both.steps - 1)
     assert least.t - EASY_MEANS.shape[0] == least.steps - 1
+
+
+# ----------------------------------------------------------------- APE's lazy state = recomputation
+
+
+def _dense(counts, sums, delta, sigma, threshold, eps):
+    """Every APE quantity recomputed from scratch (dense K × K), straight from the definitions."""
+    counts = np.asarray(counts, dtype=float)
+    means = sums / counts[:, None]
+    k, d = means.shape
+    beta = ape_confidence(counts[:, None], counts[None, :], delta, sigma, threshold=threshold,
+                          n_arms=k, n_objectives=d)
+    big_m = dominance_margins(means)
+    lower, upper = big_m - beta, big_m + beta
+    np.fill_diagonal(lower, np.inf)
+    np.fill_diagonal(upper, np.inf)
+    res = ape_stop(means, counts, delta, sigma, threshold=threshold, epsilon=eps)
+    h, neg_g = lower.min(axis=1), upper.min(axis=1)
+    b = int(np.argmax(np.where(h > 0.0, -np.inf, neg_g)))
+    return res, b, int(np.argmin(lower[b])), lower, upper
+
+
+def _reference_run(means, noise, sigma, delta, threshold, pull, eps, steps):
+    """APE with every step recomputed from scratch, on the outcomes ``means[a] + noise[t]``."""
+    k = means.shape[0]
+    counts, sums, arms = np.zeros(k), np.zeros_like(means), []
+
+    def draw(a):
+        counts[a] += 1
+        sums[a] += means[a] + noise[len(arms)]
+        arms.append(a)
+
+    for a in range(k):
+        draw(a)
+    while len(arms) < steps:
+        res, b, c, _, _ = _dense(counts, sums, delta, sigma, threshold, eps)
+        if res.stop:
+            return arms, frozenset(np.flatnonzero(res.pareto).tolist())
+        for a in ((b, c) if pull == "both" else (b if counts[b] <= counts[c] else c,)):
+            draw(a)
+    return arms, None
+
+
+@pytest.mark.parametrize("k, d, eps, threshold, pull", [
+    (6, 2, 0.0, "union", "both"),
+    (6, 2, 0.0, "heuristic", "least_sampled"),
+    (9, 3, 0.25, "heuristic", "both"),
+    (9, 1, 0.0, "union", "least_sampled"),
+    (12, 2, 0.1, "union", "both"),
+    (12, 2, 0.0, "heuristic", "both"),
+])
+def test_ape_pulls_equal_a_from_scratch_recomputation(k, d, eps, threshold, pull):
+    """Same arms, same stopping time and answer as APE recomputed densely at every step."""
+    rng = np.random.default_rng(100 * k + d)
+    means = rng.normal(size=(k, d))
+    sigma, delta, steps = 0.5, 0.1, 700
+    noise = sigma * rng.normal(size=(steps + 2, d))
+    ref_arms, ref_answer = _reference_run(means, noise, sigma, delta, threshold, pull, eps, steps)
+    env = gym.make("LinearPSI-Custom-v0", means=means, sigma=sigma, delta=delta, epsilon=eps)
+    _, info = env.reset(seed=0)
+    agent = APE(pull=pull, threshold=threshold)
+    agent.reset(info["problem"], np.random.default_rng(0))
+    arms = []
+    while len(arms) < len(ref_arms):
+        arm = agent.select()
+        if arm is None:
+            break
+        agent.observe(arm, means[arm] + noise[len(arms)])
+        arms.append(arm)
+    assert arms == ref_arms
+    if ref_answer is not None:
+        assert agent.select() is None
+        assert agent.recommend() == ref_answer
+
+
+@pytest.mark.parametrize("threshold, eps", [("union", 0.0), ("heuristic", 0.05)])
+def test_ape_lazy_bounds_and_decisions_on_random_states(threshold, eps):
+    """Random states (random pulls): the kept bounds bracket every row minimum, exact rows are
+    exact, and the decisions (stop, b_t, c_t) equal those of a dense recomputation."""
+    rng = np.random.default_rng(11)
+    k, d, sigma, delta = 15, 2, 0.5, 0.05
+    means = rng.normal(scale=0.6, size=(k, d))
+    env = gym.make("LinearPSI-Custom-v0", means=means, sigma=sigma, delta=delta, epsilon=eps)
+    _, info = env.reset(seed=0)
+    agent = APE(threshold=threshold)
+    agent.reset(info["problem"], np.random.default_rng(0))
+    for arm in range(k):
+        agent.observe(arm, means[arm] + sigma * rng.normal(size=d))
+    inexact_seen = 0
+    for step in range(1500):
+        # a few arms pulled much more often, so that bounds go stale and argmins move
+        arm = int(rng.integers(4)) if rng.random() < 0.6 else int(rng.integers(k))
+        agent.observe(arm, means[arm] + sigma * rng.normal(size=d))
+        if step % 25:
+            continue
+        agent._flush()
+        flat = agent._h2.reshape(2 * k, k)
+        true_min = flat.min(axis=1)
+        at_arg = flat[np.arange(2 * k), agent._args]
+        assert (agent._mins <= true_min).all()  # lower bounds (at most every entry)
+        exact = agent._mins == at_arg
+        assert np.array_equal(agent._mins[exact], true_min[exact])
+        inexact_seen += int((~exact).sum())
+        res, b, c, lower, upper = _dense(agent.counts, agent.sums, delta, sigma, threshold, eps)
+        np.testing.assert_allclose(flat, np.vstack([lower, upper]), rtol=1e-12, atol=1e-12)
+        probe = _twin(agent)  # select() changes the state: decide on a copy
+        chosen = probe.select()
+        if res.stop:
+            assert chosen is None
+            assert probe.recommend() == frozenset(np.flatnonzero(res.pareto).tolist())
+        else:
+            assert (chosen, probe._pending) == (b, c)
+    assert inexact_seen > 0  # the lazy path was exercised
+
+
+#: APE on a fixed instance with the implementation before the lazy incremental state: the
+#: optimisations must not change a single decision (arms pulled, stopping time, answer).
+PINNED_MEANS = np.array([
+    [0.6, 1.15], [-1.36, 0.22], [-0.78, 0.81], [-0.2, -1.58], [-0.63, -0.39],
+    [0.05, -0.91], [0.13, 1.4], [0.4, -1.04], [-0.74, 1.26], [-0.69, 0.71],
+])
+PINNED = [
+    ("both", "union", 0, (1317, 9, 54, 26, 13, 40, 2957, 636, 2248, 38)),
+    ("both", "heuristic", 1, (271, 1, 9, 6, 3, 13, 442, 154, 334, 7)),
+    ("least_sampled", "union", 1, (839, 7, 39, 17, 8, 55, 2030, 839, 2031, 33)),
+    ("least_sampled", "heuristic", 0, (206, 3, 2, 7, 4, 9, 262, 206, 263, 8)),
+]
+
+
+@pytest.mark.parametrize("pull, threshold, seed, pulls", PINNED)
+def test_ape_pinned_episodes(pull, threshold, seed, pulls):
+    env = gym.make("LinearPSI-Custom-v0", means=PINNED_MEANS, sigma=0.5, delta=0.1)
+    rec = run_episode(env, APE(pull=pull, threshold=threshold), seed)
+    assert rec.pulls == pulls and rec.samples == sum(pulls)
+    assert rec.answer == (0, 6) and rec.stop_reason == "stopped"
+
+
+@pytest.mark.parametrize("threshold, samples", [
+    ("heuristic", 14803),
+    pytest.param("union", 176631, marks=pytest.mark.slow),
+])
+def test_ape_noc_pinned(threshold, samples):
+    """Spec 000 §5.3 (NoC, δ = 0.1, σ = 0.5), seed 0: the pre-optimisation sample counts."""
+    skip_without_data("LinearPSI-NoC-v0")
+    env = gym.make("LinearPSI-NoC-v0", delta=0.1, sigma=0.5)
+    rec = run_episode(env, APE(threshold=threshold), 0)
+    assert rec.samples == samples
+    assert rec.correct and rec.answer == (0, 140, 164, 180)
+
+
+def _twin(agent):
+    """A deep copy of a running agent (through its ``__getstate__`` / ``__setstate__``)."""
+    return copy.deepcopy(agent, memo={id(agent.spec): agent.spec})
+
+
+def test_ape_copies_mid_episode():
+    """The per-episode buffers are views: a copy rebuilds them and runs on identically."""
+    env = _easy()
+    _, info = env.reset(seed=0)
+    rng = np.random.default_rng(3)
+    agent = APE()
+    agent.reset(info["problem"], np.random.default_rng(0))
+    for _ in range(40):
+        arm = agent.select()
+        agent.observe(arm, EASY_MEANS[arm] + 0.5 * rng.normal(size=2))
+    twin = _twin(agent)
+    assert twin._fast is not agent._fast and twin._fast.mins is twin._mins
+    for _ in range(200):
+        arm = agent.select()
+        assert twin.select() == arm
+        if arm is None:
+            break
+        y = EASY_MEANS[arm] + 0.5 * rng.normal(size=2)
+        agent.observe(arm, y)
+        twin.observe(arm, y)
+    assert np.array_equal(agent.state()["lower"], twin.state()["lower"])
