@@ -14,6 +14,13 @@ environment class), :class:`Agent` (the agent protocol), :func:`run_episode` (th
 """
 
 from bandit_envs.env import PureExplorationEnv
+from bandit_envs.eps_good import (
+    EpsGoodGaps,
+    EpsGoodLowerBound,
+    eps_good_gaps,
+    eps_good_lower_bound,
+    good_mask,
+)
 from bandit_envs.errors import (
     AgentProtocolError,
     BanditEnvError,
@@ -66,6 +73,8 @@ __all__ = [
     "BestArm",
     "BudgetExceededError",
     "EpisodeOver",
+    "EpsGoodGaps",
+    "EpsGoodLowerBound",
     "EpisodeResult",
     "Grade",
     "IncompatibleAgentError",
@@ -89,6 +98,9 @@ __all__ = [
     "compatibility",
     "dominance_margins",
     "empirical_gaps",
+    "eps_good_gaps",
+    "eps_good_lower_bound",
+    "good_mask",
     "grade",
     "is_eps_pareto_set",
     "pareto_mask",

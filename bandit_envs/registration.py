@@ -106,6 +106,52 @@ ENVS: tuple[EnvEntry, ...] = (
         "epsilon; delta= or budget=",
         source="-",
     ),
+    EnvEntry(
+        id="LinearEpsGood-Adaptive-v0",
+        entry_point="bandit_envs.instances.eps_good:make_adaptive",
+        family="all eps-good",
+        task="all_eps_good",
+        summary="e1..e_d plus 1.5m - m~ unit disturbing arms just below the threshold; m~ good "
+        "arms; (m~, X~) drawn from instance_seed; the on-threshold arm fixed (paper_literal=True "
+        "for the printed one, refused) (keywords d, epsilon, m, m_var, x_mean, x_std, m_tilde, "
+        "x_tilde, paper_literal, sigma, instance_seed; defaults 8, 0.1, 4, 3.0, 1.0, 0.1, "
+        "drawn, drawn, False, 1, 0; delta=0.05)",
+        source="Li, Ma, Hua, Zhu (LinFACT), App. EC.12.1, Table 1 settings 1-6 (spec 002 §4.2)",
+    ),
+    EnvEntry(
+        id="LinearEpsGood-Static-v0",
+        entry_point="bandit_envs.instances.eps_good:make_static",
+        family="all eps-good",
+        task="all_eps_good",
+        summary="arms e1..e_d, m~ of them with mean Delta, the others 0, epsilon = Delta/2; m~ "
+        "drawn from instance_seed (keywords d, m, Delta, m_var, m_tilde, sigma, instance_seed; "
+        "defaults 8, 4, 1.0, 3.0, drawn, 1, 0; delta=0.05)",
+        source="Li, Ma, Hua, Zhu (LinFACT), App. EC.12.2, Table 1 settings 7-9, after Xu et al. "
+        "2018 (spec 002 §4.3)",
+    ),
+    EnvEntry(
+        id="LinearEpsGood-FreeWilson-v0",
+        entry_point="bandit_envs.instances.eps_good:make_free_wilson",
+        family="all eps-good",
+        task="all_eps_good",
+        summary="SYNTHETIC drug discovery: 960 compounds (5 sites, l = 4,5,4,3,4), 21 Free-Wilson "
+        "indicator features of rank 16, random contributions from instance_seed (the paper's "
+        "coefficients are not available), epsilon set so that exactly 20 compounds are good "
+        "(keywords sites, n_good, scale, min_gap, sigma, instance_seed; defaults (4,5,4,3,4), "
+        "20, 2.7, 0.5, 1, 0; delta=0.1)",
+        source="structure of Li, Ma, Hua, Zhu (LinFACT), Sec. 7.2 / Katz et al. 1977; synthetic "
+        "contributions (spec 002 §4.8)",
+    ),
+    EnvEntry(
+        id="LinearEpsGood-Custom-v0",
+        entry_point="bandit_envs.instances.eps_good:make_custom",
+        family="all eps-good",
+        task="all_eps_good",
+        summary="your own features (KxH) and theta, or means alone (unstructured), or features "
+        "with means (misspecified); epsilon, multiplicative, sigma; delta= or budget= (no "
+        "arrays: the two-arm example of spec 002 §6, T* = 32)",
+        source="-",
+    ),
 )
 
 

@@ -8,11 +8,12 @@ means, grades answers, and computes the instance's complexity measures.
 from __future__ import annotations
 
 import abc
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from bandit_envs.errors import InvalidInstanceError
+from bandit_envs.errors import InvalidInstanceError, InvalidParameterError
 from bandit_envs.linalg import span_basis
 from bandit_envs.pareto import complexities, is_eps_pareto_set, pareto_mask, psi_gaps
 from bandit_envs.problem import Answer, Grade, grade
@@ -203,25 +204,34 @@ class AllEpsilonGood(Task):
     """All ε-good arms (spec 002 §1.2; Li, Ma, Hua, Zhu eq. (2)): return exactly ``G_ε``.
 
     Additive (default): ``G_ε = {i : μ_i ≥ max_j μ_j − ε}``; multiplicative:
-    ``G_ε = {i : μ_i ≥ (1 − ε)·max_j μ_j}`` (mentioned by the paper, not studied; it needs a positive
-    best mean). An arm on the threshold is good (``≥``), but an instance with an arm within
+    ``G_ε = {i : μ_i ≥ (1 − ε)·max_j μ_j}`` (mentioned by the paper, not studied; it needs a
+    positive best mean). An arm on the threshold is good (``≥``), but an instance with an arm within
     ``tie_tolerance · max(1, max|μ|)`` of the threshold is refused: its gap ``α_ε`` or ``β_ε`` is 0
     and no number of samples certifies it (infinite complexity, spec 002 §1.2). Grading is exact
     set equality; precision, recall and F1 against ``G_ε`` are reported too.
 
-    Public fields: ``ProblemSpec.epsilon`` and ``ProblemSpec.extras["multiplicative"]``.
+    Public fields: ``ProblemSpec.epsilon`` and ``ProblemSpec.extras["multiplicative"]``, plus
+    any ``hints`` in ``ProblemSpec.extras``.
 
     Args:
         epsilon: the slack ``ε > 0`` (multiplicative: ``0 < ε ≤ 1``).
         multiplicative: use the multiplicative definition.
         tie_tolerance: how close to the threshold an arm may be before the instance is refused.
+        hints: public side information an instance family gives every agent, e.g. the paper's
+            fairness protocol (spec 002 §2.9): ``"m_hint"``, the *expected* number of good arms
+            (what top-m baselines get), and ``"threshold_hint"``, the *expected* threshold
+            (what thresholding baselines get). Never the instance's own values.
 
     """
 
     name = "all_eps_good"
 
     def __init__(
-        self, epsilon: float, multiplicative: bool = False, tie_tolerance: float = 1e-9
+        self,
+        epsilon: float,
+        multiplicative: bool = False,
+        tie_tolerance: float = 1e-9,
+        hints: Mapping[str, float] | None = None,
     ) -> None:
         eps = check_nonnegative(epsilon, "epsilon", "AllEpsilonGood")
         if eps == 0.0:
@@ -231,11 +241,18 @@ class AllEpsilonGood(Task):
             )
         if multiplicative and eps > 1.0:
             raise InvalidInstanceError(
-                f"AllEpsilonGood: the multiplicative definition needs 0 < epsilon <= 1, got {eps!r}."
+                f"AllEpsilonGood: the multiplicative definition needs 0 < epsilon <= 1, got "
+                f"{eps!r}."
             )
         self.epsilon = eps
         self.multiplicative = bool(multiplicative)
         self.tie_tolerance = check_nonnegative(tie_tolerance, "tie_tolerance", "AllEpsilonGood")
+        self.hints = dict(hints or {})
+        if "multiplicative" in self.hints or not all(isinstance(k, str) for k in self.hints):
+            raise InvalidParameterError(
+                f"AllEpsilonGood: hints must map names (str, not 'multiplicative') to values; "
+                f"got {sorted(map(repr, self.hints))}."
+            )
 
     def validate_model(self, model: RewardModel) -> None:
         """All ε-good needs scalar outcomes (m = 1)."""
@@ -277,8 +294,64 @@ class AllEpsilonGood(Task):
         return frozenset(int(i) for i in np.flatnonzero(mu >= self.threshold(mu)))
 
     def public_fields(self) -> dict[str, Any]:
-        """``epsilon`` and ``extras["multiplicative"]``."""
-        return {"epsilon": self.epsilon, "extras": {"multiplicative": self.multiplicative}}
+        """``epsilon``, ``extras["multiplicative"]`` and the hints (in ``extras``)."""
+        return {
+            "epsilon": self.epsilon,
+            "extras": {"multiplicative": self.multiplicative, **self.hints},
+        }
+
+    def complexity(self, model: RewardModel) -> dict[str, Any]:
+        """Gaps and, for Gaussian models, the lower bound of Theorem 3.2 (spec 002 §1.2, §1.8).
+
+        Returns a dict with ``"gaps"`` (``Δ_i = max μ − μ_i``, shape ``(K,)``), ``"best_arm"``,
+        ``"good_set"`` (sorted tuple), ``"threshold"``, ``"alpha_eps"``, ``"beta_eps"`` (``inf``
+        when every arm is good), ``"xi"`` and ``"R_upper"``
+        (:func:`bandit_envs.eps_good.eps_good_gaps`). For Gaussian models it adds
+        ``"T_star"`` (``σ²·T*(μ)``, :func:`bandit_envs.eps_good.eps_good_lower_bound`: every
+        δ-PAC algorithm has ``E[τ_δ] ≥ T*·log(1/(2.4δ))``), ``"oracle_weights"`` (the optimal
+        allocation ``p*``), ``"lower_bound"`` (``T*`` again, the key the runner and reports read;
+        they print ``T*·log(1/δ)``), ``"lower_bound_gap"`` (the certified duality gap: the
+        optimum lies in ``[T* − gap, T*]``) and ``"converged"``. Linear models
+        (:class:`~bandit_envs.models.LinearGaussian`) use their features; models without a
+        linear structure to exploit (:class:`~bandit_envs.models.MisspecifiedLinearGaussian`,
+        whose deviation from linearity is not bounded for the agent) use identity features,
+        the unstructured bound (Remark 3.3).
+        """
+        from bandit_envs.eps_good import eps_good_gaps, eps_good_lower_bound
+        from bandit_envs.models import LinearGaussian, MisspecifiedLinearGaussian
+
+        mu = model.means.reshape(-1)
+        g = eps_good_gaps(mu, self.epsilon, multiplicative=self.multiplicative)
+        out: dict[str, Any] = {
+            "gaps": g.gaps,
+            "best_arm": g.best,
+            "good_set": g.good_set,
+            "threshold": g.threshold,
+            "alpha_eps": g.alpha,
+            "beta_eps": g.beta,
+            "xi": g.xi,
+            "R_upper": g.r_upper,
+        }
+        if isinstance(model, LinearGaussian):
+            features, theta = model.features, model.theta.reshape(-1)
+        elif isinstance(model, MisspecifiedLinearGaussian):
+            features, theta = np.eye(mu.size), mu
+        else:
+            return out
+        sigma = float(np.max(model.sigma))
+        lb = eps_good_lower_bound(
+            features, theta, self.epsilon, sigma=sigma, multiplicative=self.multiplicative
+        )
+        out.update(
+            {
+                "T_star": lb.t_star,
+                "lower_bound": lb.t_star,
+                "oracle_weights": lb.weights,
+                "lower_bound_gap": max(lb.t_star - lb.certified, 0.0),
+                "converged": lb.converged,
+            }
+        )
+        return out
 
 
 def _zero_gap_message(mu: np.ndarray, zero: np.ndarray, pareto: np.ndarray, tol: float) -> str:

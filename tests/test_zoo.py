@@ -24,6 +24,10 @@ QUICK = {
     "LinearPSI-NoC-v0": {},
     "LinearPSI-Energy-v0": {"sigma": 0.1},
     "LinearPSI-Synthetic-v0": {"K": 16},
+    "LinearEpsGood-Adaptive-v0": {"d": 4, "m_tilde": 2, "x_tilde": 1.0, "epsilon": 0.3,
+                                  "sigma": 0.1},
+    "LinearEpsGood-Static-v0": {"d": 4, "m_tilde": 2, "sigma": 0.2},
+    "LinearEpsGood-FreeWilson-v0": {"sites": (2, 3, 2), "n_good": 3, "sigma": 0.2},
 }
 #: fixed budgets where 2000 is too small for some agent (EGE-SH needs T >= K ceil(log2 K))
 BUDGETS = {"LinearPSI-NoC-v0": 259 * 9, "LinearPSI-Energy-v0": 768 * 10}
