@@ -18,6 +18,7 @@ Track-and-Stop strategy (Garivier & Kaufmann 2016) for linear models, made of
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 
@@ -128,6 +129,10 @@ class LinearTrackAndStop(BaseAgent):
         reg: η > 0 of the proven threshold (fixed in advance; 1 suits unit-norm arms).
         recompute_ratio: γ ≥ 0 of the geometric recomputation schedule of w*.
         design_tol: relative duality-gap tolerance of each w* solve, in (0, 1).
+        design_max_iter: cap on the Frank–Wolfe iterations of each (warm-started) w* solve, or
+            ``None`` for the solver's default; small problems are then finished by the solver's
+            SLSQP polish, which is much faster than long Frank–Wolfe runs (see
+            :func:`bandit_envs.design.transductive_design`).
 
     """
 
@@ -147,6 +152,7 @@ class LinearTrackAndStop(BaseAgent):
         reg: float = 1.0,
         recompute_ratio: float = 0.1,
         design_tol: float = 1e-2,
+        design_max_iter: int | None = None,
     ) -> None:
         self.threshold = threshold
         self.tracking = tracking
@@ -155,23 +161,33 @@ class LinearTrackAndStop(BaseAgent):
         self.reg = reg
         self.recompute_ratio = recompute_ratio
         self.design_tol = design_tol
+        self.design_max_iter = design_max_iter
 
     # ------------------------------------------------------------------ validation and state
 
+    #: the name of the hyper-parameter that holds the stopping threshold β (a subclass whose
+    #: ``threshold`` means something else, e.g. :class:`agents.lazy_tts.LazyTTS`, renames it).
+    _beta_param: str = "threshold"
+
+    @property
+    def _beta_choice(self) -> str | float:
+        """The stopping-threshold choice: ``"proven"``, ``"heuristic"`` or a number."""
+        return getattr(self, self._beta_param)
+
     def _validate(self) -> None:
         name = self.name
-        t = self.threshold
+        t = self._beta_choice
+        message = (
+            f"{name}: {self._beta_param} must be 'proven', 'heuristic' or a number > 0; "
+            f"got {t!r}."
+        )
         if isinstance(t, str):
             if t not in THRESHOLDS:
-                raise InvalidParameterError(
-                    f"{name}: threshold must be 'proven', 'heuristic' or a number > 0; got {t!r}."
-                )
+                raise InvalidParameterError(message)
         elif isinstance(t, bool) or not isinstance(t, (int, float)) or not (
             math.isfinite(t) and t > 0
         ):
-            raise InvalidParameterError(
-                f"{name}: threshold must be 'proven', 'heuristic' or a number > 0; got {t!r}."
-            )
+            raise InvalidParameterError(message)
         if self.tracking not in ("C", "D"):
             raise InvalidParameterError(
                 f"{name}: tracking must be 'C' or 'D'; got {self.tracking!r}."
@@ -199,6 +215,11 @@ class LinearTrackAndStop(BaseAgent):
         d = self.design_tol
         if isinstance(d, bool) or not isinstance(d, (int, float)) or not 0 < d < 1:
             raise InvalidParameterError(f"{name}: design_tol must be in (0, 1); got {d!r}.")
+        m = self.design_max_iter
+        if m is not None and (isinstance(m, bool) or not isinstance(m, numbers.Integral) or m < 1):
+            raise InvalidParameterError(
+                f"{name}: design_max_iter must be None or an integer >= 1; got {m!r}."
+            )
 
     def _on_reset(self, spec: ProblemSpec) -> None:
         self._validate()
@@ -235,7 +256,7 @@ class LinearTrackAndStop(BaseAgent):
         self._lmin = 0.0  # lower bound of lambda_min(A_t)
         self._lmin_t = -1
         # proven threshold: (A + reg I)^-1 and log det(I + A/reg)
-        self._proven = self.threshold == "proven"
+        self._proven = self._beta_choice == "proven"
         self._reg = float(self.reg)
         self._minv = np.eye(r) / self._reg if self._proven else None
         self._logdet = 0.0
@@ -244,10 +265,10 @@ class LinearTrackAndStop(BaseAgent):
         self._cum = np.zeros(k)
         self._last_solve = 0
         self._next_solve = 0
-        self._solve_best = -1
         self._n_solves = 0
         # statistics
-        self._best = 0
+        self._key: object = None  # the empirical answer's key (:meth:`_answer_key`)
+        self._solve_key: object = None
         self._z_stat = 0.0
         self._beta = math.inf
         self._stop = False
@@ -299,22 +320,60 @@ class LinearTrackAndStop(BaseAgent):
         if self._ainv is None:
             return
         means = self._p @ self._b
-        best = int(np.argmax(means))
-        self._best = best
+        self._key = self._answer_key(means)
         if self.spec.fixed_budget:
             return
+        self._z_stat = self._glr(means)
+        self._stop = self._z_stat >= self._threshold_value()
+
+    # ------------------------------------------------------------------ task hooks
+    # Best-arm identification here; :class:`agents.lazy_tts.LazyTTS` overrides them for the
+    # thresholding / all-ε-good tasks (same estimation, forcing, tracking, lazy solves, β).
+
+    def _answer_key(self, means: np.ndarray) -> object:
+        """A comparable key of the empirical answer (here the empirical best arm x̂)."""
+        return int(np.argmax(means))
+
+    def _glr(self, means: np.ndarray) -> float:
+        """Z(t) = min_{x≠x̂} Δ̂(x̂, x)²/(2σ²‖x̂ − x‖²_{A_t⁻¹}), O(K h) from P and q."""
+        best = int(np.argmax(means))
         cross = self._z @ self._p[best]
         norms = self._q[best] + self._q - 2.0 * cross
-        self._z_stat = glr_from_norms(means, best, norms, self._sigma)
-        self._stop = self._z_stat >= self._threshold_value()
+        return glr_from_norms(means, best, norms, self._sigma)
+
+    def _design_targets(self, means: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Targets y_j and weights c_j of the allocation min_w max_j c_j‖y_j‖²_{A(w)⁻¹}.
+
+        Best arm: y = x̂ − x, c = 1/Δ̂_x² for every x ≠ x̂ (gaps floored at 1e-9·max|μ̂|).
+        """
+        best = int(np.argmax(means))
+        others = np.flatnonzero(np.arange(self.n_arms) != best)
+        scale = max(1.0, float(np.max(np.abs(means))))
+        gaps = np.maximum(means[best] - means[others], 1e-9 * scale)
+        return self._z[best] - self._z[others], 1.0 / gaps**2
+
+    def _answer(self, means: np.ndarray) -> Answer:
+        """The answer for estimated means (here {argmax_k μ̂_k}, lowest index on ties)."""
+        return frozenset({int(np.argmax(means))})
+
+    def _trivial(self) -> bool:
+        """Whether the answer is known without any pull (here: a single arm)."""
+        return self.n_arms == 1
+
+    def _means(self) -> np.ndarray:
+        """Least-squares means x_kᵀθ̂ (projected on the span of the pulled arms if needed)."""
+        if self._ainv is not None:
+            return self._p @ self._b
+        theta = projected_least_squares(self._z, self.counts, self.sums[:, 0])
+        return self._z @ theta
 
     def _threshold_value(self) -> float:
         """β(t, δ) of the chosen preset; refreshes λ_min lazily for the proven one."""
         if not self._proven:
-            if isinstance(self.threshold, str):
+            if isinstance(self._beta_choice, str):
                 self._beta = loglog_heuristic_threshold(self.t, self._delta)
             else:
-                self._beta = float(self.threshold)
+                self._beta = float(self._beta_choice)
             return self._beta
         base = math.log(1.0 / self._delta) + 0.5 * self._logdet
         if self._z_stat < base:  # fails even with the factor 1: no need for λ_min
@@ -361,27 +420,24 @@ class LinearTrackAndStop(BaseAgent):
         t = self.t
         if self._w is None or t >= self._next_solve:
             return True
-        return self._best != self._solve_best and t - self._last_solve >= math.isqrt(t) + 1
+        return self._key != self._solve_key and t - self._last_solve >= math.isqrt(t) + 1
 
     def _solve(self) -> None:
-        """w*(θ̂_t): targets x̂ − x, weights 1/Δ̂², warm-started (J&P §3.2, lazy updates)."""
+        """w*(θ̂_t) of :meth:`_design_targets`, warm-started (J&P §3.2, lazy updates)."""
         means = self._p @ self._b
-        best = int(np.argmax(means))
-        others = np.flatnonzero(np.arange(self.n_arms) != best)
-        scale = max(1.0, float(np.max(np.abs(means))))
-        gaps = np.maximum(means[best] - means[others], 1e-9 * scale)
-        targets = self._z[best] - self._z[others]
+        targets, weights = self._design_targets(means)
         init = None if self._w is None else 0.999 * self._w + 0.001 * self._w_span
+        kw = {} if self.design_max_iter is None else {"max_iter": int(self.design_max_iter)}
         try:
-            res = transductive_design(self._z, targets, 1.0 / gaps**2, tol=self.design_tol,
-                                      init=init)
+            res = transductive_design(self._z, targets, weights, tol=self.design_tol, init=init,
+                                      **kw)
         except ValueError:
-            res = transductive_design(self._z, targets, 1.0 / gaps**2, tol=self.design_tol)
+            res = transductive_design(self._z, targets, weights, tol=self.design_tol, **kw)
         w = np.maximum(res.weights, 0.0)
         self._w = w / w.sum()
         self._n_solves += 1
         t = self.t
-        self._solve_best = best
+        self._solve_key = self._answer_key(means)
         self._last_solve = t
         self._next_solve = max(t + 1, math.ceil((1.0 + self.recompute_ratio) * t))
 
@@ -390,7 +446,7 @@ class LinearTrackAndStop(BaseAgent):
         self._require_reset("select")
         if self._stop and self.spec.fixed_confidence:
             return None
-        if self.n_arms == 1:
+        if self._trivial():
             return None if self.spec.fixed_confidence else 0
         if self._chosen_t == self.t:  # select() twice without observe(): same answer
             return self._chosen
@@ -410,12 +466,7 @@ class LinearTrackAndStop(BaseAgent):
     def recommend(self) -> Answer:
         """argmax_k x_kᵀθ̂ (least squares; projected on the span of the pulled arms if needed)."""
         self._require_reset("recommend")
-        if self.t == 0:
-            return frozenset({0})
-        if self._ainv is not None:
-            return frozenset({int(np.argmax(self._p @ self._b))})
-        theta = projected_least_squares(self._z, self.counts, self.sums[:, 0])
-        return frozenset({int(np.argmax(self._z @ theta))})
+        return self._answer(self._means())
 
     # ------------------------------------------------------------------ diagnostics
 

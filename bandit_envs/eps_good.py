@@ -415,6 +415,7 @@ def eps_good_glr(
     multiplicative: bool = False,
     projected: ArrayLike | None = None,
     leverages: ArrayLike | None = None,
+    means: ArrayLike | None = None,
 ) -> EpsGoodGLR:
     """GLR statistics ``Λ̂_{t,x}`` of every culprit of the empirical instance (spec 002 §1.9).
 
@@ -442,13 +443,24 @@ def eps_good_glr(
             kept up to date by the caller (rank-one updates): the cost drops to
             ``O(|Ĝ_ε| K h)``.
         leverages: optionally ``‖a_k‖²_{V_t⁻¹}``, shape ``(K,)`` (with ``projected``).
+        means: optionally ``μ̂ = Aθ̂``, shape ``(K,)``, when the caller maintains it
+            incrementally; ``theta_hat`` may then be ``None``.
 
     Returns:
         An :class:`EpsGoodGLR`.
     """
     who = "eps_good_glr"
     x = np.asarray(features, dtype=np.float64)
-    th = np.asarray(theta_hat, dtype=np.float64)
+    if means is not None:
+        mu = np.asarray(means, dtype=np.float64)
+        if x.ndim != 2 or mu.shape != (x.shape[0],):
+            raise InvalidParameterError(
+                f"{who}: expected features (K, h) and means (K,); got shapes {x.shape} and "
+                f"{mu.shape}."
+            )
+        th = np.zeros(x.shape[1] if x.ndim == 2 else 0)
+    else:
+        th = np.asarray(theta_hat, dtype=np.float64)
     if projected is None or leverages is None:
         inv = np.asarray(gram_inv, dtype=np.float64)
         if x.ndim != 2 or th.shape != (x.shape[1],) or inv.shape != (x.shape[1], x.shape[1]):
@@ -468,7 +480,8 @@ def eps_good_glr(
                 f"{who}: expected features (K, h), theta_hat (h,), projected (K, h) and "
                 f"leverages (K,); got shapes {x.shape}, {th.shape}, {xv.shape} and {lev.shape}."
             )
-    mu = x @ th
+    if means is None:
+        mu = x @ th
     k = mu.shape[0]
     best = int(np.argmax(mu))
     s, c = _scale_offset(epsilon, multiplicative)

@@ -202,6 +202,32 @@ AGENTS: tuple[AgentEntry, ...] = (
         source="Réda, Kaufmann & Delahaye-Duriez, AISTATS 2021 (adapted as in Li, Ma, Hua & Zhu; "
         "spec 002 §2.9)",
     ),
+    AgentEntry(
+        name="BayesGap",
+        entry_point="agents.bayes_fb:BayesGap",
+        summary="fixed budget, Bayesian gap-based sampling with a Gaussian linear belief "
+        "(correlated posterior of the means); answers the best arm, or the eps-rule on the "
+        "posterior means for all eps-good problems",
+        source="Hoffman, Shahriari & de Freitas, AISTATS 2014, Alg. 1 (adapted as in Li, Ma, Hua "
+        "& Zhu; spec 002 §2.9)",
+    ),
+    AgentEntry(
+        name="KGCB",
+        entry_point="agents.bayes_fb:KGCB",
+        summary="fixed budget, knowledge gradient with correlated beliefs (exact piecewise-linear "
+        "expectation) under a Gaussian linear belief; best arm or the eps-rule on the posterior",
+        source="Frazier, Powell & Dayanik 2009; Negoescu, Frazier & Powell 2011 (Free-Wilson "
+        "beliefs; adapted as in Li, Ma, Hua & Zhu, spec 002 §2.9)",
+    ),
+    AgentEntry(
+        name="LazyTTS",
+        entry_point="agents.lazy_tts:LazyTTS",
+        summary="thresholding Track-and-Stop with lazy allocation updates: identifies "
+        "{mu_i >= threshold} for a given threshold, or all eps-good arms (estimated threshold, "
+        "all eps-good GLR and allocation) with threshold=None; proven GLR threshold by default",
+        source="Rivera & Tewari 2024 (arXiv 2402.09467); tracking of Jedra & Proutière 2020 "
+        "(as run in Li, Ma, Hua & Zhu; spec 002 §2.9)",
+    ),
 )
 
 _AGENTS_BY_NAME = {entry.name: entry for entry in AGENTS}

@@ -304,5 +304,12 @@ def test_culprits_and_glr_with_precomputed_projections():
     fast = eps_good_glr(x, theta, None, 0.2, projected=xv, leverages=(xv * x).sum(axis=1))
     np.testing.assert_allclose(fast.pair_stats, plain.pair_stats)
     assert fast.statistic == plain.statistic and fast.culprit == plain.culprit
+    # means maintained by the caller (a sequential agent's P·b) replace theta_hat
+    given = eps_good_glr(x, None, None, 0.2, projected=xv, leverages=(xv * x).sum(axis=1),
+                         means=mu)
+    np.testing.assert_allclose(given.bad_stats, plain.bad_stats)
+    assert given.statistic == pytest.approx(plain.statistic) and given.culprit == plain.culprit
     with pytest.raises(InvalidParameterError, match="expected features"):
         eps_good_glr(x, theta, np.eye(3), 0.2)
+    with pytest.raises(InvalidParameterError, match="means"):
+        eps_good_glr(x, None, inv, 0.2, means=mu[:-1])
