@@ -148,7 +148,9 @@ class LazyTTS(LinearTrackAndStop):
 
     Args:
         threshold: τ (a finite number) or ``None`` for the estimated threshold of the problem's
-            definition (max μ̂ − ε, or (1 − ε)·max μ̂ when multiplicative).
+            definition (max μ̂ − ε, or (1 − ε)·max μ̂ when multiplicative), or ``"hint"``: the
+            instance family's expected threshold (``ProblemSpec.extras["threshold_hint"]``), the
+            paper's protocol for the thresholding baseline (spec 002 §2.9).
         glr_threshold: ``"proven"``, ``"heuristic"`` or a number b > 0 (β ≡ b, heuristic).
         tracking: ``"C"`` (default) or ``"D"``.
         forced: ``"spanning"`` (default) or ``"g_optimal"`` forced-exploration pulls.
@@ -172,7 +174,7 @@ class LazyTTS(LinearTrackAndStop):
 
     def __init__(
         self,
-        threshold: float | None = None,
+        threshold: float | str | None = None,
         glr_threshold: str | float = "proven",
         tracking: str = "C",
         forced: str = "spanning",
@@ -194,11 +196,19 @@ class LazyTTS(LinearTrackAndStop):
 
     def _on_reset(self, spec: ProblemSpec) -> None:
         tau = self.threshold
+        if isinstance(tau, str) and tau == "hint":
+            if "threshold_hint" not in spec.extras:
+                raise InvalidParameterError(
+                    f"{self.name}: threshold='hint' reads ProblemSpec.extras['threshold_hint'] "
+                    "(the expected threshold an instance family publishes); this problem has "
+                    "none. Pass threshold=<tau> or threshold=None."
+                )
+            tau = float(spec.extras["threshold_hint"])
         if tau is not None and (
             isinstance(tau, bool) or not isinstance(tau, numbers.Real) or not math.isfinite(tau)
         ):
             raise InvalidParameterError(
-                f"{self.name}: threshold must be None or a finite number; got {tau!r}."
+                f"{self.name}: threshold must be None, 'hint' or a finite number; got {tau!r}."
             )
         super()._on_reset(spec)
         self._tau = None if tau is None else float(tau)

@@ -69,7 +69,7 @@ class _TopMGap(LinGapE):
 
     def __init__(
         self,
-        m: int | None = None,
+        m: int | str | None = None,
         selection: str = "greedy",
         confidence: str = "self_normalized_ols",
         ridge: float = 1.0,
@@ -97,12 +97,20 @@ class _TopMGap(LinGapE):
         if k < 2:
             raise InvalidParameterError(f"{who}: a top-m problem needs K >= 2 arms; got {k}.")
         m = self.m
+        if isinstance(m, str) and m == "hint":
+            if "m_hint" not in spec.extras:
+                raise InvalidParameterError(
+                    f"{who}: m='hint' reads ProblemSpec.extras['m_hint'] (the expected number of "
+                    "good arms an instance family publishes); this problem has none. Pass m=<int> "
+                    "or m=None."
+                )
+            m = int(min(max(round(float(spec.extras["m_hint"])), 1), k - 1))
         if m is not None and (isinstance(m, bool) or not isinstance(m, (int, np.integer))
                               or not 1 <= m <= k - 1):
             raise InvalidParameterError(
                 f"{who}: m must be None (re-estimated as the size of the empirical eps-good "
-                f"set) or an integer in [1, K - 1] = [1, {k - 1}] (the size of the top-m "
-                f"answer); got {m!r}."
+                f"set), 'hint' or an integer in [1, K - 1] = [1, {k - 1}] (the size of the "
+                f"top-m answer); got {m!r}."
             )
         if self.answer not in ANSWERS:
             raise InvalidParameterError(
@@ -235,7 +243,10 @@ class MLinGapE(_TopMGap):
     exact, tested against the dense block).
 
     Args:
-        m: the size of the top-m answer (1 ≤ m ≤ K − 1), or None (re-estimated, see above).
+        m: the size of the top-m answer (1 ≤ m ≤ K − 1), None (re-estimated, see above), or
+            ``"hint"``: the instance family's expected number of good arms
+            (``ProblemSpec.extras["m_hint"]``, rounded, clipped to [1, K − 1]) — the paper's
+            protocol, where top-m baselines know E[m̃] but not m̃.
         selection: ``"greedy"`` or ``"ratio"``.
         confidence: LinGapE's width: ``"self_normalized_ols"`` (default; proven, needs nothing),
             ``"self_normalized"`` (the Abbasi-Yadkori ridge bound of the authors' experiments;
@@ -319,7 +330,8 @@ class LinGIFA(_TopMGap):
     block is more than half of K × K, early in an episode, the dense pass is used instead).
 
     Args:
-        m: the size of the top-m answer (1 ≤ m ≤ K − 1), or None (re-estimated).
+        m: the size of the top-m answer (1 ≤ m ≤ K − 1), None (re-estimated) or ``"hint"``
+            (``ProblemSpec.extras["m_hint"]``, as for m-LinGapE).
         selection: ``"greedy"``, ``"ratio"`` or ``"largest_variance"``.
         confidence, ridge, theta_bound, tolerance, answer: as :class:`MLinGapE`.
 

@@ -234,9 +234,10 @@ def test_runs_on_the_adaptive_instance_with_the_paper_threshold():
 @pytest.mark.parametrize(
     ("kwargs", "fragment"),
     [
-        ({"threshold": "half"}, "threshold must be None or a finite number; got 'half'."),
-        ({"threshold": float("inf")}, "threshold must be None or a finite number; got inf."),
-        ({"threshold": True}, "threshold must be None or a finite number; got True."),
+        ({"threshold": "half"}, "threshold must be None, 'hint' or a finite number; got 'half'."),
+        ({"threshold": float("inf")},
+         "threshold must be None, 'hint' or a finite number; got inf."),
+        ({"threshold": True}, "threshold must be None, 'hint' or a finite number; got True."),
         ({"glr_threshold": "bogus"},
          "glr_threshold must be 'proven', 'heuristic' or a number > 0; got 'bogus'."),
         ({"tracking": "E"}, "tracking must be 'C' or 'D'; got 'E'."),
@@ -248,6 +249,15 @@ def test_invalid_parameters(kwargs, fragment):
     with pytest.raises(InvalidParameterError, match="LazyTTS: ") as info:
         run_episode(easy_env(), LazyTTS(**kwargs), 0)
     assert fragment in str(info.value)
+
+
+def test_threshold_hint_is_the_instance_family_expected_threshold():
+    # the paper's protocol (spec 002 §2.9): the thresholding baseline knows E[X~], not X~
+    env = gym.make("LinearEpsGood-Static-v0", d=4, m_tilde=2, sigma=0.2)
+    rec = run_episode(env, LazyTTS(threshold="hint", **FAST), 0)
+    assert rec.answer == (0, 1) and rec.correct  # threshold_hint = Delta/2 = 0.5
+    with pytest.raises(InvalidParameterError, match=r"threshold='hint' reads .*has none"):
+        run_episode(easy_env(), LazyTTS(threshold="hint"), 0)
 
 
 def test_incompatible_problems():

@@ -319,7 +319,7 @@ def test_delta_correct_on_the_static_instance_proven_width(agent_cls, m):
 def test_parameters_are_validated_at_reset(agent_cls):
     env = make_env(STATIC_X, STATIC_THETA, 0.5)
     cases = [
-        (dict(m=0), r"m must be None .* or an integer in \[1, K - 1\] = \[1, 7\] .*got 0"),
+        (dict(m=0), r"m must be None .* 'hint' or an integer in \[1, K - 1\] = \[1, 7\] .*got 0"),
         (dict(m=8), r"got 8\."),
         (dict(m=2.0), r"got 2\.0\."),
         (dict(m=True), r"got True\."),
@@ -336,6 +336,24 @@ def test_parameters_are_validated_at_reset(agent_cls):
         "m": None, "selection": "greedy", "confidence": "self_normalized_ols", "ridge": 1.0,
         "theta_bound": None, "tolerance": 0.0, "answer": "top_m",
     }
+
+
+@pytest.mark.parametrize("agent_cls", [MLinGapE, LinGIFA])
+def test_m_hint_is_the_instance_family_expected_number_of_good_arms(agent_cls):
+    # the paper's protocol (spec 002 §2.9): top-m baselines know E[m~] = 4, not m~ = 3; here
+    # the top 4 are the three good arms and the best disturbing arm (means 1.3, 1.2, 1.1, 0.9)
+    import gymnasium as gym
+
+    import bandit_envs  # noqa: F401
+
+    env = gym.make("LinearEpsGood-Adaptive-v0", d=6, m_tilde=3, x_tilde=1.0, epsilon=0.3,
+                   sigma=0.05)
+    rec = run_episode(env, agent_cls(m="hint"), 0)
+    assert rec.answer == (0, 1, 2, 6) and not rec.correct
+    plain = PureExplorationEnv(LinearGaussian(np.eye(3), [1.0, 0.7, 0.0], 0.1),
+                               AllEpsilonGood(0.5), delta=0.1)
+    with pytest.raises(InvalidParameterError, match=r"m='hint' reads .*has none"):
+        run_episode(plain, agent_cls(m="hint"), 0)
 
 
 def test_largest_variance_is_a_lingifa_rule_only():
