@@ -5,6 +5,7 @@ Records are :class:`~bandit_envs.EpisodeResult` objects or the dicts of a sweep'
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -19,6 +20,8 @@ REPORT_COLUMNS = (
     "samples_mean", "samples_median", "samples_q10", "samples_q90", "lower_bound", "ratio",
     "seconds_per_episode",
 )
+#: the F1 column, shown when the task reports one (set-valued answers: Pareto, all ε-good).
+F1_COLUMN = "f1_mean"
 
 
 def clopper_pearson(failures: int, trials: int, level: float = 0.95) -> tuple[float, float]:
@@ -45,18 +48,41 @@ def _as_dict(record: EpisodeResult | dict[str, Any]) -> dict[str, Any]:
     return record
 
 
-def summarize(records: Iterable[EpisodeResult | dict[str, Any]]) -> list[dict[str, Any]]:
+def _env_label(record: dict[str, Any], pool: Sequence[str]) -> str:
+    """The record's env label, with the pooled keywords left out (``id(key=value, ...)``)."""
+    label = str(record.get("env_label", record.get("env_id")))
+    if not pool or "env_kwargs" not in record:
+        return label
+    kwargs = {k: v for k, v in record["env_kwargs"].items() if k not in pool}
+    if not kwargs:
+        return str(record["env_id"])
+    inner = ", ".join(f"{k}={json.dumps(v)}" for k, v in sorted(kwargs.items()))
+    return f"{record['env_id']}({inner})"
+
+
+def summarize(
+    records: Iterable[EpisodeResult | dict[str, Any]], *, pool: Sequence[str] = ()
+) -> list[dict[str, Any]]:
     """One row per (env setting, agent setting), in order of first appearance.
 
     Columns: ``runs`` (finished episodes), ``errors`` (agent crashes), ``error_rate`` with its
     Clopper–Pearson 95% interval (``ci_low``, ``ci_high``), ``delta`` and ``violation`` (the
     interval's lower end exceeds δ), sample statistics, the lower bound T*·log(1/δ) and the
-    ``ratio`` of mean samples to it, and the mean wall time per episode.
+    ``ratio`` of mean samples to it, the mean wall time per episode, and ``f1_mean`` when the
+    task grades answers with an F1 score.
+
+    Args:
+        records: episode records.
+        pool: env keywords to pool over, e.g. ``("instance_seed",)`` to report a random instance
+            family (several draws of one setting) as one row, as papers do. A pooled row's
+            ``lower_bound`` is the mean of its episodes' lower bounds (``None`` if one is
+            missing).
     """
+    pool = tuple(pool)
     groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for raw in records:
         record = _as_dict(raw)
-        env = record.get("env_label", record.get("env_id"))
+        env = _env_label(record, pool)
         agent = record.get("agent_label", record.get("agent"))
         groups[(str(env), str(agent))].append(record)
     rows = []
@@ -74,6 +100,9 @@ def summarize(records: Iterable[EpisodeResult | dict[str, Any]]) -> list[dict[st
         low, high = clopper_pearson(wrong, len(ok))
         delta = ok[0].get("delta")
         lower = ok[0].get("lower_bound")
+        if pool:
+            bounds = [r.get("lower_bound") for r in ok]
+            lower = None if any(b is None for b in bounds) else float(np.mean(bounds))
         row.update(
             error_rate=wrong / len(ok),
             ci_low=low,
@@ -89,6 +118,9 @@ def summarize(records: Iterable[EpisodeResult | dict[str, Any]]) -> list[dict[st
             seconds_per_episode=float(np.mean([r["wall_time"] for r in ok])),
             budget=ok[0].get("budget"),
         )
+        f1 = [r["f1"] for r in ok if r.get("f1") is not None]
+        if f1:
+            row[F1_COLUMN] = float(np.mean(f1))
         rows.append(row)
     return rows
 
@@ -134,18 +166,27 @@ def format_table(
 
 
 def report(
-    records: Iterable[EpisodeResult | dict[str, Any]], *, markdown: bool = False
+    records: Iterable[EpisodeResult | dict[str, Any]],
+    *,
+    markdown: bool = False,
+    pool: Sequence[str] = (),
 ) -> str:
-    """The standard report: a fixed-confidence table, a fixed-budget table, and the errors."""
+    """The standard report: a fixed-confidence table, a fixed-budget table, and the errors.
+
+    ``pool`` names env keywords to pool over (see :func:`summarize`). An ``f1_mean`` column is
+    added when the task reports F1.
+    """
     records = [_as_dict(r) for r in records]
-    rows = summarize(records)
+    rows = summarize(records, pool=pool)
+    with_f1 = any(F1_COLUMN in r for r in rows)
     fc = [r for r in rows if r.get("delta") is not None]
     fb = [r for r in rows if r.get("budget") is not None]
     parts = []
     if fc:
         parts.append("Fixed confidence (error rate with a Clopper-Pearson 95% interval; "
                      "ratio = mean samples / (T* log(1/delta))):")
-        parts.append(format_table(fc, REPORT_COLUMNS, markdown=markdown))
+        columns = [*REPORT_COLUMNS[:5], F1_COLUMN, *REPORT_COLUMNS[5:]] if with_f1 else None
+        parts.append(format_table(fc, columns or REPORT_COLUMNS, markdown=markdown))
         flagged = [r for r in fc if r.get("violation")]
         for r in flagged:
             parts.append(f"DELTA VIOLATION: {r['agent']} on {r['env']}: error rate "
@@ -155,7 +196,7 @@ def report(
         parts.append("Fixed budget (error rate after the budget):")
         parts.append(format_table(
             fb, ["env", "agent", "budget", "runs", "errors", "error_rate", "ci_low", "ci_high",
-                 "seconds_per_episode"], markdown=markdown))
+                 *([F1_COLUMN] if with_f1 else []), "seconds_per_episode"], markdown=markdown))
     errors = [r for r in records if r.get("status") == "error"]
     if errors:
         parts.append(f"{len(errors)} episode(s) crashed:")

@@ -173,7 +173,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def _cmd_report(args: argparse.Namespace) -> int:
     records = read_results(args.folder)
-    print(report(records, markdown=args.markdown))
+    print(report(records, markdown=args.markdown, pool=args.pool))
     for path in (args.csv, args.parquet):
         if path is not None:
             print(f"wrote {export(records, path)}", file=sys.stderr)
@@ -227,6 +227,11 @@ def build_parser() -> argparse.ArgumentParser:
     p_report = sub.add_parser("report", help="tables of a results folder")
     p_report.add_argument("folder", help="a sweep's results folder")
     p_report.add_argument("--markdown", action="store_true", help="Markdown tables")
+    p_report.add_argument(
+        "--pool", action="append", default=[], metavar="KEY",
+        help="pool the rows over this env keyword (repeatable), e.g. --pool instance_seed to "
+        "report the draws of a random instance family as one setting",
+    )
     p_report.add_argument("--csv", help="also export the records to this .csv file")
     p_report.add_argument("--parquet", help="also export to this .parquet file (needs pyarrow)")
     p_report.set_defaults(func=_cmd_report)

@@ -217,6 +217,9 @@ def test_config_file_runs_resumes_and_reports(tmp_path, capsys):
     md = capsys.readouterr().out
     assert "| env | agent | budget |" in md
     assert (tmp_path / "r.csv").read_text().count("\n") == 13
+    assert main(["report", str(tmp_path / "from_config"), "--pool", "budget"]) == 0
+    pooled = capsys.readouterr().out
+    assert "budget=" not in pooled and "LinearBAI-Soare-v0 " in pooled
 
 
 @pytest.mark.parametrize(
@@ -283,6 +286,33 @@ def test_delta_violation_is_flagged():
     row = summarize(records)[0]
     assert row["violation"] and row["ci_low"] > 0.05
     assert "DELTA VIOLATION: A on E" in report(records)
+
+
+def test_pooling_reports_an_instance_family_as_one_row_with_f1():
+    def rec(seed, run, correct, f1, bound):
+        kwargs = {"d": 8, "instance_seed": seed}
+        return dict(key=f"{seed}-{run}", env_id="E", env_kwargs=kwargs,
+                    env_label=f"E(d=8, instance_seed={seed})", agent_label="A", status="ok",
+                    samples=100 * (seed + 1), correct=correct, f1=f1, wall_time=0.0,
+                    delta=0.05, budget=None, lower_bound=bound)
+
+    records = [rec(0, 0, True, 1.0, 10.0), rec(0, 1, False, 0.5, 10.0),
+               rec(1, 0, True, 1.0, 30.0)]
+    assert [r["env"] for r in summarize(records)] == ["E(d=8, instance_seed=0)",
+                                                      "E(d=8, instance_seed=1)"]
+    (row,) = summarize(records, pool=["instance_seed"])
+    assert row["env"] == "E(d=8)" and row["runs"] == 3
+    assert row["samples_mean"] == pytest.approx(400 / 3)
+    assert row["f1_mean"] == pytest.approx(2.5 / 3)
+    assert row["lower_bound"] == pytest.approx(50 / 3)  # the mean of the draws' bounds
+    assert row["error_rate"] == pytest.approx(1 / 3)
+    text = report(records, pool=["instance_seed"])
+    assert "f1_mean" in text and "E(d=8)" in text and "instance_seed" not in text
+    # pooling every keyword leaves the bare id; records without F1 have no F1 column
+    (row,) = summarize(records, pool=["d", "instance_seed"])
+    assert row["env"] == "E"
+    plain = [{k: v for k, v in r.items() if k != "f1"} for r in records]
+    assert "f1_mean" not in report(plain)
 
 
 def test_plots_are_valid_pngs(tmp_path, capsys):
