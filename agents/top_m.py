@@ -74,7 +74,7 @@ class _TopMGap(LinGapE):
         confidence: str = "self_normalized_ols",
         ridge: float = 1.0,
         theta_bound: float | None = None,
-        tolerance: float = 0.0,
+        tolerance: float | str = 0.0,
         answer: str = "top_m",
     ) -> None:
         self.m = m
@@ -87,8 +87,8 @@ class _TopMGap(LinGapE):
 
     @property
     def epsilon(self) -> float:
-        """LinGapE's name for the stopping tolerance (here ``tolerance``; not the task's ε)."""
-        return self.tolerance
+        """LinGapE's name for the stopping tolerance (``tolerance``, resolved at reset)."""
+        return getattr(self, "_tolerance_value", self.tolerance)
 
     # ------------------------------------------------------------------ episode set-up
 
@@ -122,12 +122,15 @@ class _TopMGap(LinGapE):
                 f"{self.selection!r}."
             )
         tol = self.tolerance
+        if isinstance(tol, str) and tol == "epsilon":
+            tol = float(spec.epsilon) if spec.epsilon is not None else 0.0
         if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not (
                 math.isfinite(tol) and tol >= 0):
             raise InvalidParameterError(
                 f"{who}: tolerance must be a finite float >= 0 (the epsilon of (eps, m)-"
-                f"identification; 0 for exact top-m); got {tol!r}."
+                f"identification; 0 for exact top-m) or 'epsilon' (the task's); got {tol!r}."
             )
+        self._tolerance_value = float(tol)
         sel = self.selection
         if sel not in LINGAPE_SELECTIONS:  # LinGapE checks its own two rules; ours is in select()
             self.selection = "greedy"
@@ -253,7 +256,10 @@ class MLinGapE(_TopMGap):
             needs ``theta_bound`` ≥ ‖θ‖) or ``"heuristic"`` (σ√(2 log((1 + log t)/δ)), not proven).
         ridge: λ of ``"self_normalized"`` / c of ``"self_normalized_ols"`` (see LinGapE).
         theta_bound: S ≥ ‖θ‖₂ for ``"self_normalized"``.
-        tolerance: ε_topm ≥ 0 of the stopping rule B(t) ≤ tolerance.
+        tolerance: ε_topm ≥ 0 of the stopping rule B(t) ≤ tolerance, or ``"epsilon"``: the
+            task's ε. With ``m="hint"`` an instance whose m-th and (m+1)-th means tie (e.g. the
+            static instance with m̃ ≠ E[m̃]) has no exact top-m answer and exact stopping never
+            happens; (ε, m)-identification with the task's ε stops there.
         answer: ``"top_m"`` (J(t)) or ``"eps_rule"``.
 
     """

@@ -356,6 +356,20 @@ def test_m_hint_is_the_instance_family_expected_number_of_good_arms(agent_cls):
         run_episode(plain, agent_cls(m="hint"), 0)
 
 
+@pytest.mark.parametrize("agent_cls", [MLinGapE, LinGIFA])
+def test_tolerance_epsilon_stops_when_the_hinted_top_m_set_ties(agent_cls):
+    # static instance, m~ = 3 good arms (mean 1) and five tied at 0: the top-4 set is not unique;
+    # (eps, m)-identification with the task's eps = 1/2 stops with the three good arms in J(t)
+    import gymnasium as gym
+
+    import bandit_envs  # noqa: F401
+
+    env = gym.make("LinearEpsGood-Static-v0", d=8, m_tilde=3, sigma=0.2)
+    agent = agent_cls(m="hint", tolerance="epsilon")
+    rec = run_episode(env, agent, 0)
+    assert agent.epsilon == 0.5 and len(rec.answer) == 4 and set(rec.answer) >= {0, 1, 2}
+
+
 def test_largest_variance_is_a_lingifa_rule_only():
     env = make_env(STATIC_X, STATIC_THETA, 0.5)
     with pytest.raises(InvalidParameterError, match=r"\['greedy', 'ratio'\]; got 'largest_var"):
