@@ -245,9 +245,12 @@ class LazyTTS(LinearTrackAndStop):
         ).statistic
 
     def _design_targets(self, means: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Given τ: targets a_i, weights 1/(μ̂_i − τ)². Else the culprits of Theorem 3.2 on μ̂
+        """Targets and weights of the tracked allocation.
+
+        Given τ: targets a_i, weights 1/(μ̂_i − τ)². Else the culprits of Theorem 3.2 on μ̂
         (:func:`bandit_envs.eps_good.eps_good_culprits`), weights 1/b², margins floored at
-        1e-9·max(1, max|μ̂|) (an estimated arm on the threshold would need an infinite weight)."""
+        1e-9·max(1, max|μ̂|) (an estimated arm on the threshold would need an infinite weight).
+        """
         if self._tau is not None:
             return self._z, _threshold_weights(means, self._tau)
         targets, margins = eps_good_culprits(

@@ -152,16 +152,28 @@ def _xy_design(za: np.ndarray, tol: float) -> tuple[np.ndarray, float, int]:
 
 
 class _LinFACT(PhaseTracking, BaseAgent):
-    """The skeleton shared by LinFACT-G and LinFACT-XY (Algorithm 4; spec 002 §2.1, §2.8).
+    """The skeleton shared by the LinFACT agents (Algorithm 4; spec 002 §2.1, §2.8).
 
     Subclasses provide ``_design_key`` / ``_design`` (the round's design on the active arms) and
-    ``_counts`` (per-arm pulls of the round from the design).
+    ``_counts`` (per-arm pulls of the round from the design). The round machinery has hooks for
+    the variants of :mod:`agents.linfact_robust` (LinFACT-MIS, LinFACT-GLM): ``_allocate`` (the
+    round's pulls), ``_prepare_estimator`` / ``_estimate_means`` (the round's estimate of the
+    active arms' means, by default projected least squares), ``_partial_means`` (the anytime
+    estimate from an unfinished round) and ``_radius`` (the confidence radius of Algorithm 3).
+
+    Structures: LinFACT-G and LinFACT-XY assume a linear model but also *run* on misspecified
+    linear problems (``"misspecified_linear"``): Theorem 5.1 (paper L389–L395) analyses exactly
+    this — plain LinFACT-G under misspecification is δ-correct when ``L_m < min(α_ε, β_ε)/(2√d)``,
+    and can fail beyond — and the robustness study (``docs/reproductions/misspecification.md``)
+    measures it. Generalized linear problems (``"glm"``) are refused: the outcomes are not
+    linear-Gaussian and there is no theorem for a linear fit there; LinFACT-GLM with
+    ``link="identity"`` runs the linear fit on them deliberately.
     """
 
     capabilities = AgentCapabilities(
         tasks=frozenset({"all_eps_good"}),
         settings=frozenset({"fixed_confidence"}),
-        structures=frozenset({"linear"}),
+        structures=frozenset({"linear", "misspecified_linear"}),
         batch=True,
         extras={"multiplicative": {False}},
     )
@@ -215,60 +227,96 @@ class _LinFACT(PhaseTracking, BaseAgent):
         """Pulls per active arm in round ``r`` and the factor used (d, d_r or g_XY)."""
         raise NotImplementedError
 
-    def _g_counts(self, r: int, weights: np.ndarray, factor: float) -> np.ndarray:
+    def _g_counts(
+        self, r: int, weights: np.ndarray, factor: float, accuracy: float | None = None
+    ) -> np.ndarray:
         """Eq. 21: ``T_r(a) = ⌈2 f π_r(a) ε_r^{-2} log(2Kr(r+1)/δ)⌉`` (times σ², spec 002 §5.1).
 
         ``f`` is the dimension factor (``d_r``, ``d`` or the achieved design value). Arms outside
-        the support get 0; arms inside at least 1 (only binding when σ = 0).
+        the support get 0; arms inside at least 1 (only binding when σ = 0). ``accuracy``
+        replaces ``ε_r = 2^{-r}`` (the per-arm accuracy the round buys), if given.
         """
-        eps_r = 2.0 ** (-r)
+        eps_r = 2.0 ** (-r) if accuracy is None else float(accuracy)
         log_term = math.log(2.0 * self.n_arms * r * (r + 1) / self.spec.delta)
-        scale = self._sigma2 * 2.0 * factor / eps_r**2 * log_term
+        # ε_r² floored: a noiseless run (σ = 0) that never stops reaches rounds where 4^{-r}
+        # underflows; the counts are then one pull per support arm
+        scale = self._sigma2 * 2.0 * factor / max(eps_r * eps_r, 1e-300) * log_term
         counts = _ceil(np.minimum(scale * weights, MAX_ARM_SAMPLES))
         return np.where(weights > 0, np.maximum(counts, 1), 0)
 
     def _plan_phase(self) -> None:
         """Project, design and allocate round ``r`` (Alg. 4 lines 5–11; Alg. 1 / Alg. 2)."""
         r = self._round + 1
+        counts, info = self._allocate(r)
+        self._start_round(r, counts, info)
+
+    def _g_design_of_active(self) -> tuple[np.ndarray, float, int]:
+        """The round's design on the projected active arms (memoised process-wide)."""
         active = self._active
         za = self._z[active]
-        weights, value, rank = DESIGNS.get(
+        return DESIGNS.get(
             (*self._design_key(), self._zkey, active.tobytes()), lambda: self._design(za)
         )
+
+    def _allocate(self, r: int) -> tuple[np.ndarray, dict]:
+        """Pulls per active arm in round ``r`` and what the round's plan records about them."""
+        weights, value, rank = self._g_design_of_active()
         counts, factor = self._counts(r, weights, value, rank)
+        return counts, {"rank": rank, "design_value": value, "factor": factor}
+
+    def _start_round(self, r: int, counts: np.ndarray, info: dict) -> None:
+        """Install round ``r``'s allocation (``counts`` over the active arms) and its plan."""
+        active = self._active
         total = int(counts.sum())
         alloc = np.zeros(self.n_arms, dtype=np.int64)
         alloc[active] = counts
         alloc.flags.writeable = False
-        self._estimator = DESIGNS.get(
-            ("LinFACT-ols", self._zkey, active.tobytes(), alloc.tobytes()),
-            lambda: ols_estimator(self._z, alloc, active),
-        )
         self._alloc = alloc
+        self._plan = {"round": r, "active": active.tolist(), **info, "samples": total,
+                      "allocation": counts.tolist()}
+        self._prepare_estimator(alloc)
         self._remaining = alloc.copy()
         self._left = total
         self._cursor = 0
         self._pcounts = np.zeros(self.n_arms, dtype=np.int64)
         self._psums = np.zeros(self.n_arms)
-        self._plan = {"round": r, "active": active.tolist(), "rank": rank,
-                      "design_value": value, "factor": factor, "samples": total,
-                      "allocation": counts.tolist()}
         self._planned = True
 
+    def _prepare_estimator(self, alloc: np.ndarray) -> None:
+        """Precompute the round's least-squares estimator (memoised: it depends on the plan)."""
+        active = self._active
+        self._estimator = DESIGNS.get(
+            ("LinFACT-ols", self._zkey, active.tobytes(), alloc.tobytes()),
+            lambda: ols_estimator(self._z, alloc, active),
+        )
+
+    def _estimate_means(self) -> np.ndarray:
+        """``μ̂`` of the active arms from this round's data: OLS (eq. 24–25)."""
+        if np.array_equal(self._pcounts, self._alloc):
+            return self._estimator @ self._psums
+        # observations outside the plan (only if a caller feeds them): solve afresh
+        return self._partial_means(self._active)
+
+    def _partial_means(self, active: np.ndarray) -> np.ndarray:
+        """``μ̂`` of ``active`` from whatever this round has observed (projected OLS)."""
+        return ols_estimator(self._z, self._pcounts, active) @ self._psums
+
+    def _radius(self, r: int) -> float:
+        """The confidence radius ``C_{δ/K}(r) = ε_r = 2^{-r}`` of Algorithm 3."""
+        return 2.0 ** (-r)
+
     def _finish_phase(self) -> None:
-        """OLS on this round's samples only (eq. 24–25), then Algorithm 3."""
+        """The round's estimate (OLS on this round's samples only, eq. 24–25), then Alg. 3."""
         r = self._plan["round"]
         active = self._active
-        if np.array_equal(self._pcounts, self._alloc):
-            means = self._estimator @ self._psums
-        else:  # observations outside the plan (only if a caller feeds them): solve afresh
-            means = ols_estimator(self._z, self._pcounts, active) @ self._psums
-        bad, new_good, remove = classify(means, self._in_good[active], 2.0 ** (-r), self._eps)
+        means = self._estimate_means()
+        radius = self._radius(r)
+        bad, new_good, remove = classify(means, self._in_good[active], radius, self._eps)
         self._in_bad[active[bad]] = True
         self._in_good[active[new_good]] = True
         retired = remove & ~bad
         self.phase_history.append({
-            **self._plan, "means": means, "max_mean": float(means.max()),
+            **self._plan, "radius": radius, "means": means, "max_mean": float(means.max()),
             "good": active[new_good].tolist(), "bad": active[bad].tolist(),
             "retired": active[retired].tolist(), "survivors": active[~remove].tolist(),
         })
@@ -310,7 +358,7 @@ class _LinFACT(PhaseTracking, BaseAgent):
             if self._means is not None:
                 mu = self._means[active]
             elif self._pcounts.any():
-                mu = ols_estimator(self._z, self._pcounts, active) @ self._psums
+                mu = self._partial_means(active)
             else:
                 mu = None
             if mu is None:

@@ -34,7 +34,27 @@ from bandit_envs.errors import (
     ResetNeeded,
     UnknownNameError,
 )
-from bandit_envs.models import LinearGaussian, MisspecifiedLinearGaussian, RewardModel
+from bandit_envs.lp import (
+    BasisScan,
+    Hardness,
+    LPSolution,
+    OptimalBasis,
+    intersection_values,
+    lagrangian_scores,
+    mixing_weights,
+    optimal_basis,
+    scan_bases,
+    split_answer,
+    standard_form,
+)
+from bandit_envs.models import (
+    ConstrainedGaussian,
+    LinearGaussian,
+    LogisticGLM,
+    MisspecifiedLinearGaussian,
+    PoissonGLM,
+    RewardModel,
+)
 from bandit_envs.pareto import (
     PSIGaps,
     dominance_margins,
@@ -55,37 +75,45 @@ from bandit_envs.registration import ENVS, register_envs
 from bandit_envs.reporting import report, summarize
 from bandit_envs.runner import EpisodeResult, run_episode
 from bandit_envs.sweeps import read_results, sweep
-from bandit_envs.tasks import AllEpsilonGood, BestArm, ParetoSet, Task
+from bandit_envs.tasks import AllEpsilonGood, BestArm, ConstrainedMixedSupport, ParetoSet, Task
 
 __version__ = "0.1.0"
 
 register_envs()
 
 __all__ = [
-    "AllEpsilonGood",
-    "ENVS",
     "Agent",
     "AgentCapabilities",
     "AgentProtocolError",
+    "AllEpsilonGood",
     "Answer",
     "BanditEnvError",
+    "BasisScan",
     "BatchAgent",
     "BestArm",
     "BudgetExceededError",
+    "ConstrainedGaussian",
+    "ConstrainedMixedSupport",
+    "ENVS",
     "EpisodeOver",
+    "EpisodeResult",
     "EpsGoodGaps",
     "EpsGoodLowerBound",
-    "EpisodeResult",
     "Grade",
+    "Hardness",
     "IncompatibleAgentError",
     "InvalidActionError",
     "InvalidAnswerError",
     "InvalidInstanceError",
     "InvalidParameterError",
+    "LPSolution",
     "LinearGaussian",
+    "LogisticGLM",
     "MisspecifiedLinearGaussian",
+    "OptimalBasis",
     "OracleAgent",
     "PSIGaps",
+    "PoissonGLM",
     "ParetoSet",
     "ProblemSpec",
     "PureExplorationEnv",
@@ -102,12 +130,19 @@ __all__ = [
     "eps_good_lower_bound",
     "good_mask",
     "grade",
+    "intersection_values",
     "is_eps_pareto_set",
+    "lagrangian_scores",
+    "mixing_weights",
+    "optimal_basis",
     "pareto_mask",
     "psi_gaps",
     "read_results",
     "report",
     "run_episode",
+    "scan_bases",
+    "split_answer",
+    "standard_form",
     "summarize",
     "sweep",
 ]

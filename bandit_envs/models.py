@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from bandit_envs.errors import InvalidParameterError
-from bandit_envs.validation import check_matrix, read_only
+from bandit_envs.validation import check_matrix, check_nonnegative, read_only
 
 
 class RewardModel(abc.ABC):
@@ -191,15 +191,27 @@ class MisspecifiedLinearGaussian(RewardModel):
             ``cov``).
         cov: a full d×d noise covariance instead of ``sigma`` (as in ``LinearGaussian``).
 
+    Keyword-only (the misspecified linear model of spec 002 §1.6, Li et al. eq. 28–29,
+    ``μ = Ψθ + Δ_m`` with ``‖Δ_m‖_∞ ≤ L_m``):
+
+    * ``bound``: the misspecification level ``L_m ≥ 0`` told to agents, published as
+      ``ProblemSpec.misspecification`` (DESIGN §2.2). It must be consistent: some θ has
+      ``‖μ_k − Θᵀx_k‖_∞ ≤ L_m`` for every arm (the given ``theta`` if any, else the Chebyshev fit
+      :func:`bandit_envs.misspecification.chebyshev_deviation`, per output). ``None`` (default):
+      ``L_m`` is not told, ``ProblemSpec.misspecification`` stays ``None``.
+    * ``theta``: the linear part Θ of the decomposition (shape (h,) or (h, d)); the deviation
+      ``Δ_m = μ − XΘ`` is then part of the truth.
+
     The truth (revealed at the end of an episode) holds the means, the least-squares fit
-    ``theta_ls = argmin_Θ ‖XΘ − μ‖_F`` and ``ls_deviation = max_k ‖μ_k − Θ_lsᵀx_k‖_∞``, an upper
-    bound on the misspecification level ``L_m`` (which is not told to agents:
-    ``ProblemSpec.misspecification`` stays ``None``).
+    ``theta_ls = argmin_Θ ‖XΘ − μ‖_F`` and ``ls_deviation = max_k ‖μ_k − Θ_lsᵀx_k‖_∞`` (an upper
+    bound on the smallest valid ``L_m``), plus ``theta`` and ``deviation`` when ``theta`` was
+    given and ``misspecification`` (the bound) when one was given.
     """
 
     structure = "misspecified_linear"
 
-    def __init__(self, features: Any, means: Any, sigma: Any = None, cov: Any = None) -> None:
+    def __init__(self, features: Any, means: Any, sigma: Any = None, cov: Any = None, *,
+                 bound: Any = None, theta: Any = None) -> None:
         who = "MisspecifiedLinearGaussian"
         x = check_matrix(features, "features", who, ndim=2)
         mu = check_matrix(means, "means", who, ndim=2)
@@ -218,6 +230,22 @@ class MisspecifiedLinearGaussian(RewardModel):
         theta_ls = np.linalg.lstsq(x, mu, rcond=None)[0]
         self._theta_ls = read_only(theta_ls)
         self._ls_deviation = float(np.abs(mu - x @ theta_ls).max())
+        self._theta: np.ndarray | None = None
+        self._deviation: np.ndarray | None = None
+        if theta is not None:
+            th = check_matrix(theta, "theta", who, ndim=(1, 2))
+            if th.shape[0] != x.shape[1] or (th.ndim == 2 and th.shape[1] != mu.shape[1]) or (
+                th.ndim == 1 and mu.shape[1] != 1
+            ):
+                raise InvalidParameterError(
+                    f"{who}: theta must have one row per feature column ({x.shape[1]}) and one "
+                    f"column per output ({mu.shape[1]}); got shape {th.shape}."
+                )
+            self._theta = read_only(th)
+            self._deviation = read_only(mu - x @ th.reshape(x.shape[1], -1))
+        self._bound: float | None = None
+        if bound is not None:
+            self._bound = _check_bound_consistent(bound, x, mu, self._deviation, who)
 
     @property
     def n_arms(self) -> int:  # noqa: D102
@@ -226,6 +254,21 @@ class MisspecifiedLinearGaussian(RewardModel):
     @property
     def outcome_dim(self) -> int:  # noqa: D102
         return self._noise.outcome_dim
+
+    @property
+    def bound(self) -> float | None:
+        """The misspecification level ``L_m`` told to agents, or ``None`` (not told)."""
+        return self._bound
+
+    @property
+    def theta(self) -> np.ndarray | None:
+        """The linear part Θ of ``μ = XΘ + Δ_m`` if it was given, else ``None`` (read-only)."""
+        return self._theta
+
+    @property
+    def deviation(self) -> np.ndarray | None:
+        """``Δ_m = μ − XΘ`` (K×d) if Θ was given, else ``None`` (read-only)."""
+        return self._deviation
 
     @property
     def means(self) -> np.ndarray:  # noqa: D102
@@ -260,11 +303,16 @@ class MisspecifiedLinearGaussian(RewardModel):
         return self._noise.sample_sums(counts, rng)
 
     def public_fields(self) -> dict[str, Any]:
-        """Structure, features and the marginal σ; the means and the fit are not public."""
-        return {"structure": self.structure, "features": self._features, "noise_std": self.sigma}
+        """Structure, features, the marginal σ and ``L_m`` if told; not the means or the fit."""
+        return {"structure": self.structure, "features": self._features, "noise_std": self.sigma,
+                "misspecification": self._bound}
 
     def truth(self) -> dict[str, Any]:
-        """Means, least-squares fit and its deviation (and ``noise_cov`` if a ``cov`` was given)."""
+        """Means, least-squares fit and its deviation (and ``noise_cov`` if a ``cov`` was given).
+
+        Plus ``theta`` and ``deviation`` (when Θ was given) and ``misspecification`` (the bound,
+        when given).
+        """
         out: dict[str, Any] = {
             "means": self._means,
             "theta_ls": self._theta_ls,
@@ -272,7 +320,179 @@ class MisspecifiedLinearGaussian(RewardModel):
         }
         if "noise_cov" in self._noise.truth():
             out["noise_cov"] = self._noise.noise_cov
+        if self._theta is not None:
+            out["theta"] = self._theta
+            out["deviation"] = self._deviation
+        if self._bound is not None:
+            out["misspecification"] = self._bound
         return out
+
+
+class ConstrainedGaussian(RewardModel):
+    """Rewards and costs of constrained best mixed arm identification (spec 004 §1.1).
+
+    One pull of arm ``a`` returns the vector ``(R_a, C_{1,a}, …, C_{L,a})`` with
+    ``R_a ~ N(r_a, σ_r²)`` and ``C_{l,a} ~ N(c_{l,a}, σ_c²)``, all components independent and
+    independent across pulls (Tang, Jain, Nayyar & Nuzzo, L32–L44; one σ_r for every reward and
+    one σ_c for every cost, the paper's only model). ``means`` has shape (K, L + 1): column 0 the
+    rewards, column ``1 + l`` cost type ``l``.
+
+    **Known arms** (spec 004 §1.1, §5.3). Arms listed in ``known_arms`` have means given to the
+    agent: they are public in ``ProblemSpec.extras`` as ``"known_arms"`` (a sorted tuple of arm
+    indices) and ``"known_means"`` (a read-only array of shape (len(known_arms), L + 1), rows in
+    the order of ``known_arms``, laid out like an outcome). The paper lists them last
+    (``K0 + 1 .. K``); any arms may be known here, but at least one must be unknown. A known arm
+    can still be pulled (it returns noisy outcomes like any arm); the paper's algorithms never
+    pull one. Every experiment of the paper has no known arm (``K0 = K``).
+
+    Args:
+        rewards: mean rewards ``r``, shape (K,), K ≥ 2.
+        costs: mean costs ``c``, shape (L, K) with L ≥ 1 (row ``l`` is cost type ``l``), or (K,)
+            for L = 1.
+        sigma_r: reward noise σ_r ≥ 0 (default 1.0, the paper's).
+        sigma_c: cost noise σ_c ≥ 0 (default 0.5, the paper's).
+        known_arms: indices of the arms whose means the agent is told (default none).
+
+    """
+
+    structure = "none"
+
+    def __init__(
+        self,
+        rewards: Any,
+        costs: Any,
+        sigma_r: float = 1.0,
+        sigma_c: float = 0.5,
+        known_arms: Any = (),
+    ) -> None:
+        who = "ConstrainedGaussian"
+        r = check_matrix(rewards, "rewards", who, ndim=1)
+        c = check_matrix(costs, "costs", who, ndim=(1, 2))
+        if c.ndim == 1:
+            c = c[None, :]
+        if c.shape[1] != r.size:
+            raise InvalidParameterError(
+                f"{who}: costs must have shape (L, K) with one column per arm (K = {r.size} "
+                f"rewards); got costs of shape {np.shape(costs)}."
+            )
+        if r.size < 2:
+            raise InvalidParameterError(f"{who}: there must be at least 2 arms; got {r.size}.")
+        self._sigma_r = check_nonnegative(sigma_r, "sigma_r", who)
+        self._sigma_c = check_nonnegative(sigma_c, "sigma_c", who)
+        self._known = _check_known(known_arms, r.size, who)
+        self._rewards = read_only(r)
+        self._costs = read_only(c)
+        self._m = c.shape[0] + 1
+        self._means = read_only(np.column_stack([r, c.T]))
+        self._sigma_vec = read_only(
+            np.array([self._sigma_r] + [self._sigma_c] * c.shape[0], dtype=np.float64)
+        )
+        known_means = self._means[list(self._known)].copy()
+        self._known_means = read_only(known_means.reshape(len(self._known), self._m))
+
+    @property
+    def n_arms(self) -> int:  # noqa: D102
+        return int(self._rewards.size)
+
+    @property
+    def outcome_dim(self) -> int:  # noqa: D102
+        return self._m
+
+    @property
+    def n_constraints(self) -> int:
+        """L, the number of cost types."""
+        return self._m - 1
+
+    @property
+    def means(self) -> np.ndarray:  # noqa: D102
+        return self._means
+
+    @property
+    def rewards(self) -> np.ndarray:
+        """The mean rewards ``r`` (K,), read-only."""
+        return self._rewards
+
+    @property
+    def costs(self) -> np.ndarray:
+        """The mean costs ``c`` (L, K), read-only."""
+        return self._costs
+
+    @property
+    def sigma_r(self) -> float:
+        """σ_r, the reward noise."""
+        return self._sigma_r
+
+    @property
+    def sigma_c(self) -> float:
+        """σ_c, the cost noise (shared by every cost type)."""
+        return self._sigma_c
+
+    @property
+    def noise_std(self) -> np.ndarray:
+        """Per-component noise ``(σ_r, σ_c, …, σ_c)``, shape (L + 1,), read-only."""
+        return self._sigma_vec
+
+    @property
+    def known_arms(self) -> tuple[int, ...]:
+        """The arms whose means are public (sorted)."""
+        return self._known
+
+    @property
+    def unknown_mask(self) -> np.ndarray:
+        """Boolean mask (K,) of the unknown arms ``a ≤ K0`` (the only ones a gap may move)."""
+        mask = np.ones(self.n_arms, dtype=bool)
+        mask[list(self._known)] = False
+        return mask
+
+    def sample(self, arm: int, rng: np.random.Generator) -> np.ndarray:
+        """One outcome of ``arm``: ``means[arm] + (σ_r, σ_c, …) ⊙ ε``, ε ~ N(0, I_{L+1})."""
+        return self._means[arm] + self._sigma_vec * rng.standard_normal(self._m)
+
+    def sample_sums(self, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Per-arm sums of ``counts[k]`` outcomes: one exact draw of ``N(n μ_k, n diag(σ²))``."""
+        n = np.asarray(counts, dtype=np.float64)[:, None]
+        noise = rng.standard_normal((self.n_arms, self._m))
+        return n * self._means + np.sqrt(n) * self._sigma_vec * noise
+
+    def public_fields(self) -> dict[str, Any]:
+        """Noise levels and the known arms' means; the other means are not public."""
+        return {
+            "structure": self.structure,
+            "noise_std": self._sigma_vec,
+            "extras": {"known_arms": self._known, "known_means": self._known_means},
+        }
+
+    def truth(self) -> dict[str, Any]:
+        """The means (K, L + 1), and the rewards and costs separately."""
+        return {"means": self._means, "rewards": self._rewards, "costs": self._costs}
+
+
+def _check_known(known: Any, k: int, who: str) -> tuple[int, ...]:
+    """Sorted distinct arm indices in ``0..k-1`` leaving at least one arm unknown, or raise."""
+    if isinstance(known, (str, bytes)) or not hasattr(known, "__iter__"):
+        raise InvalidParameterError(
+            f"{who}: known_arms must be a sequence of arm indices; got {known!r}."
+        )
+    items = list(known)
+    ints = []
+    for item in items:
+        if isinstance(item, (bool, np.bool_)) or not isinstance(item, (int, np.integer)):
+            raise InvalidParameterError(
+                f"{who}: known_arms must contain integer arm indices; got {item!r} in {known!r}."
+            )
+        if not 0 <= int(item) < k:
+            raise InvalidParameterError(
+                f"{who}: known_arms must be arm indices in 0..{k - 1}; got {int(item)}."
+            )
+        ints.append(int(item))
+    if len(set(ints)) != len(ints):
+        raise InvalidParameterError(f"{who}: known_arms must not repeat an arm; got {known!r}.")
+    if len(ints) >= k:
+        raise InvalidParameterError(
+            f"{who}: at least one arm must be unknown (K0 >= 1, spec 004 §2.1); got known_arms "
+            f"{sorted(ints)} for {k} arms."
+        )
+    return tuple(sorted(ints))
 
 
 def _shape_error(who: str, fshape: tuple[int, ...], tshape: tuple[int, ...]) -> Exception:
@@ -332,3 +552,190 @@ def _factor(c: np.ndarray) -> np.ndarray:
     except np.linalg.LinAlgError:
         values, vectors = np.linalg.eigh(c)
         return vectors * np.sqrt(np.clip(values, 0.0, None))
+
+
+# --------------------------------------------------------------------------------------------
+# misspecified linear and generalized linear models (spec 002 §1.6, §1.7; Li et al. §5, §6)
+
+
+def _check_bound_consistent(bound: Any, x: np.ndarray, mu: np.ndarray,
+                            deviation: np.ndarray | None, who: str) -> float:
+    """Return ``L_m`` if some θ puts every mean within ``L_m`` of ``Θᵀx_k``, else raise."""
+    from bandit_envs.misspecification import chebyshev_deviation
+
+    if isinstance(bound, bool) or not isinstance(bound, (int, float, np.integer, np.floating)):
+        raise InvalidParameterError(f"{who}: bound must be a finite float >= 0; got {bound!r}.")
+    b = float(bound)
+    if not np.isfinite(b) or b < 0:
+        raise InvalidParameterError(f"{who}: bound must be a finite float >= 0; got {bound!r}.")
+    if deviation is not None:
+        worst, what = float(np.abs(deviation).max()), "the deviation means - features @ theta"
+    else:
+        worst = max(chebyshev_deviation(x, mu[:, j])[1] for j in range(mu.shape[1]))
+        what = "the best (Chebyshev) linear fit of the means"
+    tol = 1e-9 * max(1.0, float(np.abs(mu).max()))
+    if worst > b + tol:
+        raise InvalidParameterError(
+            f"{who}: bound L_m = {b!r} is inconsistent with the means: {what} is off by "
+            f"{worst!r} > L_m on some arm; give a bound >= {worst!r}."
+        )
+    return b
+
+
+class _CanonicalGLM(RewardModel):
+    """Scalar outcomes of a canonical GLM: ``E[X | arm k] = μ_link(a_kᵀθ)`` (Li et al. eq. 36).
+
+    Subclasses set ``link_name`` and implement the draws; the link math is
+    :mod:`bandit_envs.glm`.
+    """
+
+    structure = "glm"
+    link_name = ""
+
+    def __init__(self, features: Any, theta: Any, who: str) -> None:
+        from bandit_envs.glm import get_link
+
+        x = check_matrix(features, "features", who, ndim=2)
+        th = check_matrix(theta, "theta", who, ndim=1)
+        if th.shape[0] != x.shape[1]:
+            raise _shape_error(who, x.shape, th.shape)
+        self._link = get_link(self.link_name, who)
+        self._features = read_only(x)
+        self._theta = read_only(th)
+        self._predictors = read_only(x @ th)
+        self._means = read_only(self._link.mean(self._predictors).reshape(-1, 1))
+
+    @property
+    def n_arms(self) -> int:  # noqa: D102
+        return int(self._features.shape[0])
+
+    @property
+    def outcome_dim(self) -> int:  # noqa: D102
+        return 1
+
+    @property
+    def means(self) -> np.ndarray:  # noqa: D102
+        return self._means
+
+    @property
+    def features(self) -> np.ndarray:
+        """The K×h feature matrix (read-only)."""
+        return self._features
+
+    @property
+    def theta(self) -> np.ndarray:
+        """The true parameter θ (read-only)."""
+        return self._theta
+
+    @property
+    def predictors(self) -> np.ndarray:
+        """The linear predictors ``a_kᵀθ`` (read-only). Part of the truth."""
+        return self._predictors
+
+    @property
+    def link(self) -> str:
+        """The link's name (``ProblemSpec.link``)."""
+        return self.link_name
+
+    def noise_bound(self) -> float:
+        """The ``noise_std`` told to agents (subclasses say what it bounds)."""
+        raise NotImplementedError
+
+    def public_fields(self) -> dict[str, Any]:
+        """Structure ``"glm"``, features, the link and ``noise_std``; θ and the means are not."""
+        return {"structure": self.structure, "features": self._features, "link": self.link_name,
+                "noise_std": self.noise_bound()}
+
+    def truth(self) -> dict[str, Any]:
+        """θ, the linear predictors and the means."""
+        return {"theta": self._theta, "predictors": self._predictors, "means": self._means}
+
+
+class LogisticGLM(_CanonicalGLM):
+    """Bernoulli outcomes with logistic mean ``σ(a_kᵀθ) = 1/(1 + e^{−a_kᵀθ})`` (Li et al. §6).
+
+    The logistic bandit of spec 002 §1.7 (paper eq. 36 with ``μ_link = σ``). One pull returns 0.0
+    or 1.0; the batch path draws the number of successes of ``n`` pulls as one Binomial(n, p)
+    (exact). ``ProblemSpec.link`` is ``"logistic"`` and ``noise_std`` is 1/2: a Bernoulli variable
+    is 1/2-sub-Gaussian (Hoeffding's lemma) and its standard deviation is at most 1/2, whatever
+    ``p``. With identity features this is the unstructured Bernoulli bandit (θ = logit p).
+
+    Args:
+        features: K×h arm features.
+        theta: θ, shape (h,).
+
+    Raises:
+        InvalidParameterError: bad shapes, non-finite values, or a probability that is not in
+            the open interval (0, 1) in floating point (``|a_kᵀθ| ≳ 37``).
+    """
+
+    link_name = "logistic"
+
+    def __init__(self, features: Any, theta: Any) -> None:
+        who = "LogisticGLM"
+        super().__init__(features, theta, who)
+        p = self._means[:, 0]
+        bad = np.flatnonzero((p <= 0.0) | (p >= 1.0))
+        if bad.size:
+            k = int(bad[0])
+            raise InvalidParameterError(
+                f"{who}: every probability must lie in the open interval (0, 1); arm {k} has "
+                f"linear predictor {float(self._predictors[k])!r}, whose probability rounds to "
+                f"{float(p[k])!r}."
+            )
+
+    def noise_bound(self) -> float:
+        """1/2: the sub-Gaussian constant (and the largest standard deviation) of a Bernoulli."""
+        return 0.5
+
+    def sample(self, arm: int, rng: np.random.Generator) -> np.ndarray:
+        """One outcome of ``arm``: 1.0 with probability ``σ(a_armᵀθ)``, else 0.0."""
+        return np.array([1.0 if rng.random() < self._means[arm, 0] else 0.0])
+
+    def sample_sums(self, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Per-arm sums of ``counts[k]`` outcomes: one Binomial(counts[k], p_k) draw each."""
+        n = np.asarray(counts, dtype=np.int64)
+        return rng.binomial(n, self._means[:, 0]).astype(np.float64)[:, None]
+
+
+class PoissonGLM(_CanonicalGLM):
+    """Poisson outcomes with mean ``exp(a_kᵀθ)`` (the Poisson regression of Li et al. §6).
+
+    The batch path draws the sum of ``n`` pulls as one Poisson(n·λ) (exact). ``noise_std`` is
+    ``sqrt(max_k λ_k)``, the largest standard deviation; Poisson noise is not sub-Gaussian, so
+    the sub-Gaussian guarantees of LinFACT-GLM do not strictly apply (a heuristic use).
+
+    Args:
+        features: K×h arm features.
+        theta: θ, shape (h,).
+
+    Raises:
+        InvalidParameterError: bad shapes, non-finite values, or a mean above 1e9
+            (``a_kᵀθ > 20.7``), whose batch sums could overflow.
+    """
+
+    link_name = "poisson"
+
+    def __init__(self, features: Any, theta: Any) -> None:
+        who = "PoissonGLM"
+        super().__init__(features, theta, who)
+        lam = self._means[:, 0]
+        if (lam > 1e9).any() or (lam <= 0.0).any():
+            k = int(np.flatnonzero((lam > 1e9) | (lam <= 0.0))[0])
+            raise InvalidParameterError(
+                f"{who}: every mean must lie in (0, 1e9]; arm {k} has linear predictor "
+                f"{float(self._predictors[k])!r}, mean {float(lam[k])!r}."
+            )
+
+    def noise_bound(self) -> float:
+        """``sqrt(max λ)``: the largest standard deviation of one outcome."""
+        return float(np.sqrt(self._means.max()))
+
+    def sample(self, arm: int, rng: np.random.Generator) -> np.ndarray:
+        """One outcome of ``arm``: a Poisson(λ_arm) count."""
+        return np.array([float(rng.poisson(self._means[arm, 0]))])
+
+    def sample_sums(self, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Per-arm sums of ``counts[k]`` outcomes: one Poisson(counts[k]·λ_k) draw each."""
+        n = np.asarray(counts, dtype=np.float64)
+        return rng.poisson(n * self._means[:, 0]).astype(np.float64)[:, None]

@@ -152,6 +152,98 @@ ENVS: tuple[EnvEntry, ...] = (
         "arrays: the two-arm example of spec 002 §6, T* = 32)",
         source="-",
     ),
+    EnvEntry(
+        id="MisspecifiedEpsGood-Adaptive-v0",
+        entry_point="bandit_envs.instances.misspecified:make_misspecified_adaptive",
+        family="misspecified linear",
+        task="all_eps_good",
+        summary="the adaptive instance plus a deviation Delta_m in the residual space of the "
+        "features, |Delta_m|_inf = L_m: random signs, or adversarial (flips the least-squares "
+        "fit's answer above a flip level); L_m told in ProblemSpec.misspecification unless "
+        "bound_known=False (keywords as LinearEpsGood-Adaptive-v0 plus L_m, deviation, "
+        "bound_known; defaults L_m=0.01, 'random', True; delta=0.05)",
+        source="misspecified model of Li, Ma, Hua, Zhu (LinFACT), Sec. 5, eq. 28-29, on the "
+        "instance of App. EC.12.1 (spec 002 §1.6; the paper has no misspecified experiment)",
+    ),
+    EnvEntry(
+        id="MisspecifiedEpsGood-Custom-v0",
+        entry_point="bandit_envs.instances.misspecified:make_misspecified_custom",
+        family="misspecified linear",
+        task="all_eps_good",
+        summary="your own features with theta and deviation, or with means; L_m (default: the "
+        "arrays' deviation), bound_known, epsilon, multiplicative, sigma, task='all_eps_good' or "
+        "'best_arm'; delta= or budget= (no arrays: a 3-arm example whose deviation flips the "
+        "linear answer)",
+        source="-",
+    ),
+    EnvEntry(
+        id="LogisticEpsGood-Adaptive-v0",
+        entry_point="bandit_envs.instances.misspecified:make_logistic_adaptive",
+        family="generalized linear",
+        task="all_eps_good",
+        summary="Bernoulli outcomes with mean sigmoid(a.theta) on the adaptive instance's "
+        "features and theta; epsilon on the predictor scale, moved to the mean scale so that "
+        "G_eps is unchanged; predictor bound B published in extras (keywords d, epsilon, m, "
+        "m_var, x_mean, x_std, m_tilde, x_tilde, instance_seed; defaults 8, 0.3, 4, 3.0, 1.0, "
+        "0.1, drawn, drawn, 0; delta=0.05)",
+        source="GLM of Li, Ma, Hua, Zhu (LinFACT), Sec. 6, eq. 36 (logistic link), on the "
+        "instance of App. EC.12.1 (spec 002 §1.7; the paper has no GLM experiment)",
+    ),
+    EnvEntry(
+        id="LogisticEpsGood-Custom-v0",
+        entry_point="bandit_envs.instances.misspecified:make_logistic_custom",
+        family="generalized linear",
+        task="all_eps_good",
+        summary="your own logistic bandit: features and theta, or probabilities alone "
+        "(unstructured), or features with probabilities whose logits are linear; epsilon, "
+        "predictor_bound, task='all_eps_good' or 'best_arm'; delta= or budget= (no arrays: a "
+        "3-arm example)",
+        source="-",
+    ),
+    EnvEntry(
+        id="ConstrainedMixed-Table1-v0",
+        entry_point="bandit_envs.instances.constrained:make_table1",
+        family="constrained best mixed arm",
+        task="constrained_mixed",
+        summary="K=24 arms on the cost grid c1 x c2, L=2, cbar=(1,1); answer = optimal LP basis "
+        "over 26 items (slacks 24, 25); fixed budget (keywords instance in D1P, D2P, D3P, D1I, "
+        "D2I, D3I, sigma_r, sigma_c; defaults 'D1P', 1, 0.5; budget=40000)",
+        source="Tang, Jain, Nayyar, Nuzzo 2024 (arXiv 2405.15090), App. C, Table 1 "
+        "(spec 004 §4.2)",
+    ),
+    EnvEntry(
+        id="ConstrainedMixed-Hard-v0",
+        entry_point="bandit_envs.instances.constrained:make_hard",
+        family="constrained best mixed arm",
+        task="constrained_mixed",
+        summary="L=1: arm 0 (0, 0), arm 1 (1.2, 1.2) just infeasible, K-2 clones at (0.9, 0.8) "
+        "just below the optimal segment, so the Lagrangian score (SFSR-L) rejects arm 0 "
+        "(reconstructed numbers 'H2r'; keywords K, sigma_r, sigma_c; defaults 16, 1, 0.5; "
+        "budget=10000)",
+        source="Tang, Jain, Nayyar, Nuzzo 2024, App. A (spec 004 §2.6, §4.5b)",
+    ),
+    EnvEntry(
+        id="ConstrainedMixed-Random-v0",
+        entry_point="bandit_envs.instances.constrained:make_random",
+        family="constrained best mixed arm",
+        task="constrained_mixed",
+        summary="L=2: the Appendix-C generator (grid costs, r = 1 / c1 / c1+c2 minus W, W "
+        "permutation 'P' or i.i.d. 'I', redrawn until j support arms, +0.02 on them); L=1: "
+        "the A1r/A2r recipes with K arms (not the paper's) (keywords L, family, w_mode, K, "
+        "sigma_r, sigma_c, instance_seed; defaults 2, 1, 'P', 16, 1, 0.5, 0; budget=40000 "
+        "(L=2) or 5000 (L=1))",
+        source="Tang, Jain, Nayyar, Nuzzo 2024, App. C (spec 004 §4.2, §4.5b)",
+    ),
+    EnvEntry(
+        id="ConstrainedMixed-Custom-v0",
+        entry_point="bandit_envs.instances.constrained:make_custom",
+        family="constrained best mixed arm",
+        task="constrained_mixed",
+        summary="your own rewards (K), costs (LxK), thresholds (L), known_arms, sigma_r, "
+        "sigma_c; budget= (default 5000) or delta= (no arrays: the K=5, L=1 toy of spec 004 "
+        "§6)",
+        source="-",
+    ),
 )
 
 

@@ -8,16 +8,18 @@ means, grades answers, and computes the instance's complexity measures.
 from __future__ import annotations
 
 import abc
+import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bandit_envs import lp
 from bandit_envs.errors import InvalidInstanceError, InvalidParameterError
 from bandit_envs.linalg import span_basis
 from bandit_envs.pareto import complexities, is_eps_pareto_set, pareto_mask, psi_gaps
 from bandit_envs.problem import Answer, Grade, grade
-from bandit_envs.validation import check_nonnegative
+from bandit_envs.validation import check_matrix, check_nonnegative
 
 if TYPE_CHECKING:
     from bandit_envs.models import RewardModel
@@ -315,7 +317,10 @@ class AllEpsilonGood(Task):
         (:class:`~bandit_envs.models.LinearGaussian`) use their features; models without a
         linear structure to exploit (:class:`~bandit_envs.models.MisspecifiedLinearGaussian`,
         whose deviation from linearity is not bounded for the agent) use identity features,
-        the unstructured bound (Remark 3.3).
+        the unstructured bound (Remark 3.3). A misspecified model whose bound ``L_m`` is told
+        (``model.bound``) adds :func:`bandit_envs.misspecification.misspecified_complexity`
+        (``"T_star_linear"``, ``"L_mu_bound"``, ``"minimax_deviation"``, ``"misspecification"``)
+        and takes ``"lower_bound"`` from it (spec 002 §1.6, Proposition 5.3).
         """
         from bandit_envs.eps_good import eps_good_gaps, eps_good_lower_bound
         from bandit_envs.models import LinearGaussian, MisspecifiedLinearGaussian
@@ -349,6 +354,158 @@ class AllEpsilonGood(Task):
                 "oracle_weights": lb.weights,
                 "lower_bound_gap": max(lb.t_star - lb.certified, 0.0),
                 "converged": lb.converged,
+            }
+        )
+        if isinstance(model, MisspecifiedLinearGaussian) and model.bound is not None:
+            from bandit_envs.misspecification import misspecified_complexity
+
+            out.update(misspecified_complexity(
+                model.features, mu, self.epsilon, model.bound, t_unstructured=lb.t_star,
+                sigma=sigma, multiplicative=self.multiplicative,
+            ))
+        return out
+
+
+class ConstrainedMixedSupport(Task):
+    """Constrained best *mixed* arm identification: the optimal LP basis (spec 004 §1.2–§1.4).
+
+    Tang, Jain, Nayyar & Nuzzo (arXiv 2405.15090). Outcomes are ``(reward, cost_1..cost_L)``
+    (:class:`~bandit_envs.models.ConstrainedGaussian`); the best mixed arm ``p*`` maximises
+    ``rᵀp`` over distributions ``p`` on the arms subject to ``c p ≤ c̄``. The answer is the
+    optimal basis ``I*`` of the standard-form LP over ``K + L`` items: the support of ``p*``
+    plus the slack item ``K + l`` of every **non-binding** constraint ``l`` (spec 004 §1.4;
+    :func:`bandit_envs.lp.split_answer` splits it). Grading is exact set equality, slacks
+    included (L44, "strict criteria"); precision, recall and F1 against ``I*`` are reported too.
+    An infeasible instance (no ``p`` satisfies the constraints) has the empty answer (L202).
+
+    The ground truth is HiGHS's optimum (:func:`bandit_envs.lp.optimal_basis`); an instance that
+    violates Assumption 1 (a unique optimum with exactly ``L + 1`` non-zero coordinates) is refused
+    with :class:`~bandit_envs.errors.InvalidInstanceError` saying why: no budget identifies its
+    support. Public: ``ProblemSpec.cost_thresholds = c̄``; ``n_items = K + L``.
+
+    Args:
+        thresholds: the cost thresholds ``c̄`` (L,), L ≥ 1 (a float for L = 1).
+        tol: a coordinate of the optimum counts as non-zero when ``> tol``, and a non-basic
+            reduced cost must be ``< −tol·scale`` (uniqueness).
+
+    """
+
+    name = "constrained_mixed"
+
+    def __init__(self, thresholds: Any, tol: float = 1e-9) -> None:
+        who = "ConstrainedMixedSupport"
+        cbar = check_matrix(np.atleast_1d(np.asarray(thresholds, dtype=float)), "thresholds",
+                            who, ndim=1)
+        cbar.setflags(write=False)
+        self.thresholds = cbar
+        self.tol = check_nonnegative(tol, "tol", who)
+
+    @property
+    def n_constraints(self) -> int:
+        """L, the number of cost constraints."""
+        return int(self.thresholds.size)
+
+    def n_items(self, n_arms: int) -> int:
+        """``K + L``: the arms, then one slack item per constraint."""
+        return n_arms + self.n_constraints
+
+    def validate_model(self, model: RewardModel) -> None:
+        """Outcomes must be ``(reward, cost_1..cost_L)``: ``outcome_dim = L + 1``."""
+        if model.outcome_dim != self.n_constraints + 1:
+            raise InvalidInstanceError(
+                f"ConstrainedMixedSupport: outcomes must be (reward, cost_1..cost_L) with L = "
+                f"{self.n_constraints} thresholds, i.e. outcome_dim {self.n_constraints + 1}; "
+                f"this model has outcome_dim {model.outcome_dim}."
+            )
+
+    def _split(self, means: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        mu = np.asarray(means, dtype=float)
+        mu = mu.reshape(mu.shape[0], -1)
+        return mu[:, 0], mu[:, 1:].T
+
+    def true_answer(self, means: np.ndarray) -> Answer:
+        """``I*`` (HiGHS), empty if infeasible; refuses instances violating Assumption 1."""
+        rewards, costs = self._split(means)
+        return lp.optimal_basis(rewards, costs, self.thresholds, tol=self.tol,
+                             who="ConstrainedMixedSupport").basis
+
+    def empirical_answer(self, means: np.ndarray) -> Answer:
+        """The optimal basis of the plug-in LP (USLP's rule, spec 004 §2.7); empty if infeasible.
+
+        By enumeration of every basis (lowest basis among exact ties) when there are at most
+        200 000 of them, else HiGHS's support. Never raises.
+        """
+        rewards, costs = self._split(means)
+        mu, a, b = lp.standard_form(rewards, costs, self.thresholds)
+        if math.comb(a.shape[1], a.shape[0]) <= 200_000:
+            return lp.scan_bases(mu, a, b).best_basis()
+        return lp.solve_lp(mu, a, b).support
+
+    def public_fields(self) -> dict[str, Any]:
+        """``cost_thresholds`` (c̄)."""
+        return {"cost_thresholds": self.thresholds}
+
+    def split_answer(self, answer: Answer, n_arms: int) -> tuple[frozenset[int], frozenset[int]]:
+        """(support arms, non-binding constraints) of an answer over ``n_arms + L`` items."""
+        return lp.split_answer(answer, n_arms)
+
+    def mixing_weights(self, answer: Answer, means: np.ndarray) -> np.ndarray:
+        """``x_X = A_X⁻¹ b`` for the basis ``answer`` under ``means`` (K, L + 1) (Remark 2).
+
+        Returns the (K + L,) vector: the weights ``p`` of the mixed arm (``x[:K]``, summing to 1)
+        and the slacks (``x[K:]``). With estimated means this is the paper's ``x̂``.
+        """
+        rewards, costs = self._split(means)
+        return lp.mixing_weights(answer, rewards, costs, self.thresholds)
+
+    def complexity(self, model: RewardModel) -> dict[str, Any]:
+        """The optimal basis and the hardness of spec 004 §1.6 and §3 (cached by the env).
+
+        Returns a dict with ``"feasible"``; for a feasible instance also ``"optimal_basis"``,
+        ``"support_arms"``, ``"nonbinding_constraints"`` (sorted tuples), ``"weights"`` (``x*``,
+        (K + L,)), ``"value"`` (``rᵀp*``), ``"margin"`` (``v(I*)`` minus the best other feasible
+        basis, spec 004 §4.5; ``None`` beyond 200 000 bases), and, for
+        :class:`~bandit_envs.models.ConstrainedGaussian` models (:func:`bandit_envs.lp.hardness`):
+        ``"Delta0_sq"`` (``Δ0²``, eq. 11), ``"arm_gaps_sq"`` (``Δ_a²`` of every item, eq. 10),
+        ``"Delta_L2_sq"`` (``Δ_(L+2)²``), ``"lower_bound_rate"`` (``½ min(Δ0², Δ_(L+2)²)``,
+        Theorem 2), ``"uslp_rate"`` (USLP's exponent is at most this), ``"sfsr_rate"`` (eq. 15's
+        guaranteed SFSR exponent) and ``"approximate"`` (``True`` when a value came from the
+        numerical search over mixing weights: an upper estimate of a non-convex infimum). The
+        gaps are weighted by ``σ_r⁻²`` and ``σ_c⁻²`` and move only unknown arms.
+        """
+        from bandit_envs.models import ConstrainedGaussian
+
+        rewards, costs = self._split(model.means)
+        opt = lp.optimal_basis(rewards, costs, self.thresholds, tol=self.tol,
+                            who="ConstrainedMixedSupport")
+        if not opt.basis:
+            return {"feasible": False, "optimal_basis": ()}
+        k = rewards.size
+        mu, a, b = lp.standard_form(rewards, costs, self.thresholds)
+        margin = None
+        if math.comb(a.shape[1], a.shape[0]) <= 200_000:
+            margin = opt.value - lp.second_best_value(mu, a, b, opt.basis)
+        out: dict[str, Any] = {
+            "feasible": True,
+            "optimal_basis": tuple(sorted(opt.basis)),
+            "support_arms": tuple(sorted(i for i in opt.basis if i < k)),
+            "nonbinding_constraints": tuple(sorted(i - k for i in opt.basis if i >= k)),
+            "weights": opt.x,
+            "value": opt.value,
+            "margin": margin,
+        }
+        if not isinstance(model, ConstrainedGaussian):
+            return out
+        unknown = model.unknown_mask
+        h = lp.hardness(rewards, costs, self.thresholds, opt.basis, sigma_r=model.sigma_r,
+                     sigma_c=model.sigma_c, unknown=unknown)
+        out.update(
+            {
+                "Delta0_sq": h.delta0_sq,
+                "arm_gaps_sq": h.arm_gaps_sq,
+                "Delta_L2_sq": h.delta_next_sq,
+                "approximate": h.approximate,
+                **h.rates(k, self.n_constraints, int(unknown.sum())),
             }
         )
         return out

@@ -186,6 +186,28 @@ AGENTS: tuple[AgentEntry, ...] = (
         source="Li, Ma, Hua & Zhu 2025 (arXiv 2510.00073), Alg. 2, 3, 4 (spec 002 §2.1-§2.4)",
     ),
     AgentEntry(
+        name="LinFACTMIS",
+        entry_point="agents.linfact_robust:LinFACTMIS",
+        summary="all eps-good arms under misspecification |Delta_m|_inf <= L_m: LinFACT-G rounds "
+        "with OLS and the radius eps_r + L_m (sqrt(d) + 1) (Prop. 5.4, corrected), or the "
+        "orthogonal-"
+        "parameterization estimator with eq. 33 counts and radius eps_r + (sqrt(d)+2) L_m; "
+        "use_features='never' is the unstructured baseline, 'when_cheaper' drops the features "
+        "once L_m dominates",
+        source="Li, Ma, Hua & Zhu 2025 (arXiv 2510.00073), Sec. 5, Thm 5.1, 5.2, Prop. 5.4, "
+        "Alg. 5 (spec 002 §2.5)",
+    ),
+    AgentEntry(
+        name="LinFACTGLM",
+        entry_point="agents.linfact_robust:LinFACTGLM",
+        summary="all eps-good arms of a generalized linear (logistic, Poisson) bandit: LinFACT-G "
+        "rounds with eq. 40 counts (c_min given or sigma'(B) from a predictor bound), Newton/IRLS "
+        "maximum likelihood per round (ridge, iteration cap, warm-up); link='identity' is "
+        "LinFACT-G's linear fit",
+        source="Li, Ma, Hua & Zhu 2025 (arXiv 2510.00073), Sec. 6, Thm 6.1, Alg. 6 "
+        "(spec 002 §2.6)",
+    ),
+    AgentEntry(
         name="MLinGapE",
         entry_point="agents.top_m:MLinGapE",
         summary="top-m LinGapE: gap index over J(t) x J(t)^c, greedy/ratio sampling of x_b - x_c, "

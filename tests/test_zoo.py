@@ -28,6 +28,12 @@ QUICK = {
                                   "sigma": 0.1},
     "LinearEpsGood-Static-v0": {"d": 4, "m_tilde": 2, "sigma": 0.2},
     "LinearEpsGood-FreeWilson-v0": {"sites": (2, 3, 2), "n_good": 3, "sigma": 0.2},
+    "MisspecifiedEpsGood-Adaptive-v0": {"d": 4, "m_tilde": 2, "x_tilde": 1.0, "epsilon": 0.3,
+                                        "sigma": 0.1, "L_m": 0.01},
+    "LogisticEpsGood-Adaptive-v0": {"d": 4, "m_tilde": 2, "x_tilde": 1.0, "epsilon": 1.0},
+    "ConstrainedMixed-Table1-v0": {},
+    "ConstrainedMixed-Hard-v0": {"K": 4},
+    "ConstrainedMixed-Random-v0": {"L": 1, "K": 6},
 }
 #: fixed budgets where 2000 is too small for some agent (EGE-SH needs T >= K ceil(log2 K))
 BUDGETS = {"LinearPSI-NoC-v0": 259 * 9, "LinearPSI-Energy-v0": 768 * 10}

@@ -36,8 +36,8 @@ import numpy as np
 
 from bandit_envs.env import PureExplorationEnv
 from bandit_envs.errors import InvalidInstanceError, InvalidParameterError
-from bandit_envs.models import LinearGaussian, MisspecifiedLinearGaussian
-from bandit_envs.tasks import AllEpsilonGood
+from bandit_envs.models import LinearGaussian, MisspecifiedLinearGaussian, RewardModel
+from bandit_envs.tasks import AllEpsilonGood, Task
 from bandit_envs.validation import (
     check_finite,
     check_matrix,
@@ -49,6 +49,7 @@ __all__ = [
     "DEFAULT_DELTA",
     "FREE_WILSON_DELTA",
     "FREE_WILSON_SITES",
+    "adaptive_draw",
     "adaptive_instance",
     "draw_m_tilde",
     "draw_x_tilde",
@@ -91,8 +92,8 @@ def _positive(value: Any, name: str, who: str) -> float:
 
 
 def _env(
-    model: LinearGaussian | MisspecifiedLinearGaussian,
-    task: AllEpsilonGood,
+    model: RewardModel,
+    task: Task,
     who: str,
     info: dict[str, Any],
     delta: float | None,
@@ -227,6 +228,73 @@ def adaptive_instance(
     return np.vstack([np.eye(d), disturbing]), theta
 
 
+def adaptive_draw(
+    who: str,
+    d: Any,
+    epsilon: Any,
+    m: Any,
+    m_var: Any,
+    x_mean: Any,
+    x_std: Any,
+    m_tilde: Any,
+    x_tilde: Any,
+    paper_literal: Any,
+    instance_seed: Any,
+) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+    """Validate the adaptive family's keywords, draw ``(m̃, X̃)`` and build the instance.
+
+    The shared core of ``LinearEpsGood-Adaptive-v0`` and of the ids built on the same
+    construction (``MisspecifiedEpsGood-Adaptive-v0``, ``LogisticEpsGood-Adaptive-v0``):
+    ``m̃ = round(N(m, m_var))`` redrawn into ``[1, min(d − 1, 1.5m − 1)]`` and
+    ``X̃ ~ N(x_mean, x_std²)`` truncated to ``[x_mean/2, 3·x_mean/2]`` from ``instance_seed``
+    (:func:`draw_m_tilde`, :func:`draw_x_tilde`; independent streams), unless given, then
+    :func:`adaptive_instance`. Error messages name ``who``.
+
+    Returns:
+        ``(features, θ, info)`` with ``info`` holding the validated keywords and the draw
+        (``d``, ``epsilon``, ``m``, ``m_tilde``, ``x_tilde``, ``x_mean``, ``paper_literal``,
+        ``instance_seed``).
+    """
+    d = check_positive_int(d, "d", who, minimum=2)
+    epsilon = _positive(epsilon, "epsilon", who)
+    m = check_positive_int(m, "m", who, minimum=2)
+    if m % 2:
+        raise InvalidParameterError(
+            f"{who}: m must be an even integer >= 2 (the instance has n = 1.5m - m_tilde "
+            f"disturbing arms); got {m!r}."
+        )
+    m_var = check_nonnegative(m_var, "m_var", who)
+    x_mean = _positive(x_mean, "x_mean", who)
+    x_std = check_nonnegative(x_std, "x_std", who)
+    if not isinstance(paper_literal, (bool, np.bool_)):
+        raise InvalidParameterError(f"{who}: paper_literal must be True or False; got "
+                                    f"{paper_literal!r}.")
+    instance_seed = check_positive_int(instance_seed, "instance_seed", who, minimum=0)
+    high = min(d - 1, 3 * m // 2 - 1)
+    why = "at least one good arm, at least one disturbing arm, and theta_d = 0"
+    rng_m, rng_x = _streams(instance_seed)
+    if m_tilde is None:
+        m_tilde = draw_m_tilde(rng_m, m, m_var, 1, high, who)
+    else:
+        m_tilde = _check_m_tilde(m_tilde, 1, high, who, why)
+    if x_tilde is None:
+        x_tilde = draw_x_tilde(rng_x, x_mean, x_std, who)
+    else:
+        x_tilde = _positive(x_tilde, "x_tilde", who)
+    features, theta = adaptive_instance(d, m_tilde, x_tilde, epsilon, m, bool(paper_literal))
+    info = {
+        "d": d,
+        "epsilon": epsilon,
+        "m": m,
+        "m_tilde": m_tilde,
+        "x_tilde": x_tilde,
+        "x_mean": x_mean,
+        "paper_literal": bool(paper_literal),
+        "instance_seed": instance_seed,
+    }
+    return features, theta, info
+
+
 def make_adaptive(
     d: int = 8,
     epsilon: float = 0.1,
@@ -287,46 +355,14 @@ def make_adaptive(
         InvalidInstanceError: ``paper_literal=True`` (an arm on the threshold).
     """
     who = "LinearEpsGood-Adaptive-v0"
-    d = check_positive_int(d, "d", who, minimum=2)
-    epsilon = _positive(epsilon, "epsilon", who)
-    m = check_positive_int(m, "m", who, minimum=2)
-    if m % 2:
-        raise InvalidParameterError(
-            f"{who}: m must be an even integer >= 2 (the instance has n = 1.5m - m_tilde "
-            f"disturbing arms); got {m!r}."
-        )
-    m_var = check_nonnegative(m_var, "m_var", who)
-    x_mean = _positive(x_mean, "x_mean", who)
-    x_std = check_nonnegative(x_std, "x_std", who)
-    if not isinstance(paper_literal, (bool, np.bool_)):
-        raise InvalidParameterError(f"{who}: paper_literal must be True or False; got "
-                                    f"{paper_literal!r}.")
+    features, theta, info = adaptive_draw(
+        who, d, epsilon, m, m_var, x_mean, x_std, m_tilde, x_tilde, paper_literal, instance_seed
+    )
     sigma = check_nonnegative(sigma, "sigma", who)
-    instance_seed = check_positive_int(instance_seed, "instance_seed", who, minimum=0)
-    high = min(d - 1, 3 * m // 2 - 1)
-    why = "at least one good arm, at least one disturbing arm, and theta_d = 0"
-    rng_m, rng_x = _streams(instance_seed)
-    if m_tilde is None:
-        m_tilde = draw_m_tilde(rng_m, m, m_var, 1, high, who)
-    else:
-        m_tilde = _check_m_tilde(m_tilde, 1, high, who, why)
-    if x_tilde is None:
-        x_tilde = draw_x_tilde(rng_x, x_mean, x_std, who)
-    else:
-        x_tilde = _positive(x_tilde, "x_tilde", who)
-    features, theta = adaptive_instance(d, m_tilde, x_tilde, epsilon, m, bool(paper_literal))
+    epsilon, m, x_tilde = info["epsilon"], info["m"], info["x_tilde"]
     model = LinearGaussian(features, theta, sigma)
-    task = AllEpsilonGood(epsilon, hints={"m_hint": float(m), "threshold_hint": x_mean})
-    info = {
-        "d": d,
-        "epsilon": epsilon,
-        "m": m,
-        "m_tilde": m_tilde,
-        "x_tilde": x_tilde,
-        "paper_literal": bool(paper_literal),
-        "sigma": sigma,
-        "instance_seed": instance_seed,
-    }
+    task = AllEpsilonGood(epsilon, hints={"m_hint": float(m), "threshold_hint": info["x_mean"]})
+    info["sigma"] = sigma
     try:
         return _env(model, task, who, info, delta, budget, DEFAULT_DELTA, env_kwargs)
     except InvalidInstanceError as exc:

@@ -11,10 +11,10 @@ import pytest
 import bandit_envs  # noqa: F401
 from agents import check_agent
 from agents.lazy_tts import LazyTTS, thresholding_allocation, thresholding_glr
-from bandit_envs.eps_good import eps_good_culprits, eps_good_glr
 from bandit_envs import run_episode
 from bandit_envs.design import transductive_design
 from bandit_envs.env import PureExplorationEnv
+from bandit_envs.eps_good import eps_good_culprits, eps_good_glr
 from bandit_envs.errors import IncompatibleAgentError, InvalidParameterError
 from bandit_envs.models import LinearGaussian
 from bandit_envs.tasks import AllEpsilonGood
