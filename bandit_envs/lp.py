@@ -334,7 +334,9 @@ def intersection_values(
     restricted to ``X``, attained by every member of the restricted optimal basis (spec 004 §2.3).
 
     Args:
-        mu, a, b: the (empirical) standard form.
+        mu: the (empirical) objective ``μ̂`` (K+L,) of :func:`standard_form`.
+        a: the (empirical) constraint matrix ``Â`` (L+1, K+L).
+        b: the right-hand side ``b = (c̄, 1)``.
         alive: boolean mask of the items in play (default: all).
         scan: a :func:`scan_bases` result for the same inputs, to avoid solving twice.
 
@@ -412,7 +414,9 @@ def lagrangian_scores(
     """SFSR-L's Lagrangian score of every item: the reduced cost at the empirical dual (eq. (8)).
 
     Args:
-        mu, a, b: the (empirical) standard form.
+        mu: the (empirical) objective ``μ̂`` (K+L,) of :func:`standard_form`.
+        a: the (empirical) constraint matrix ``Â`` (L+1, K+L).
+        b: the right-hand side ``b = (c̄, 1)``.
         alive: boolean mask of the items in play (default: all); the dual is that of the LP
             restricted to them (a removed slack leaves its ``λ_l`` free, spec 004 §5.18).
         dual: ``"basis"`` (default, fast): the multipliers of the best feasible basis of a
@@ -724,7 +728,7 @@ def _two_constraints(
 
     best = np.where(sat(g1, eq1) & sat(g2, eq2), 0.0, np.inf)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        for ga, gb, maa, mbb, eqb in ((g1, g2, m11, m22, eq2), (g2, g1, m22, m11, eq1)):
+        for ga, gb, maa, eqb in ((g1, g2, m11, eq2), (g2, g1, m22, eq1)):
             ok = maa > _TOL
             rest = gb - ga * m12 / maa
             cost = ga * ga / maa
@@ -870,10 +874,13 @@ def hardness(
     8 starts within 0.2 % (about 1–2 s per Table-1 instance; the env caches it).
 
     Args:
-        rewards, costs, thresholds: the instance (shapes (K,), (L, K), (L,)).
+        rewards: the mean rewards ``r`` (K,).
+        costs: the mean costs ``c`` (L, K).
+        thresholds: the thresholds ``c̄`` (L,).
         basis: its optimal basis ``I*`` (non-empty; from :func:`optimal_basis`).
-        sigma_r, sigma_c: noise standard deviations (0: noiseless, every move is infinitely
-            costly).
+        sigma_r: reward noise standard deviation (0: noiseless, every reward move is
+            infinitely costly).
+        sigma_c: cost noise standard deviation (0 likewise for cost moves).
         unknown: boolean mask of the unknown arms (default: all arms unknown, ``K0 = K``).
         grid_points: grid size per basis for the weight search.
         max_bases: above this many bases only ``Δ0²`` is computed (the gaps are ``None``).

@@ -366,17 +366,7 @@ class ConstrainedGaussian(RewardModel):
         known_arms: Any = (),
     ) -> None:
         who = "ConstrainedGaussian"
-        r = check_matrix(rewards, "rewards", who, ndim=1)
-        c = check_matrix(costs, "costs", who, ndim=(1, 2))
-        if c.ndim == 1:
-            c = c[None, :]
-        if c.shape[1] != r.size:
-            raise InvalidParameterError(
-                f"{who}: costs must have shape (L, K) with one column per arm (K = {r.size} "
-                f"rewards); got costs of shape {np.shape(costs)}."
-            )
-        if r.size < 2:
-            raise InvalidParameterError(f"{who}: there must be at least 2 arms; got {r.size}.")
+        r, c = check_rewards_costs(rewards, costs, who)
         self._sigma_r = check_nonnegative(sigma_r, "sigma_r", who)
         self._sigma_c = check_nonnegative(sigma_c, "sigma_c", who)
         self._known = _check_known(known_arms, r.size, who)
@@ -466,6 +456,27 @@ class ConstrainedGaussian(RewardModel):
         """The means (K, L + 1), and the rewards and costs separately."""
         return {"means": self._means, "rewards": self._rewards, "costs": self._costs}
 
+
+
+def check_rewards_costs(rewards: Any, costs: Any, who: str) -> tuple[np.ndarray, np.ndarray]:
+    """Validated ``(r, c)`` of a constrained instance: ``r`` (K,), K ≥ 2, ``c`` (L, K).
+
+    ``costs`` of shape (K,) is read as one constraint (L = 1). Raises
+    :class:`~bandit_envs.errors.InvalidParameterError` naming ``who`` for wrong shapes, fewer than
+    two arms or non-finite values.
+    """
+    r = check_matrix(rewards, "rewards", who, ndim=1)
+    c = check_matrix(costs, "costs", who, ndim=(1, 2))
+    if c.ndim == 1:
+        c = c[None, :]
+    if c.shape[1] != r.size:
+        raise InvalidParameterError(
+            f"{who}: costs must have shape (L, K) with one column per arm (K = {r.size} "
+            f"rewards); got costs of shape {np.shape(costs)}."
+        )
+    if r.size < 2:
+        raise InvalidParameterError(f"{who}: there must be at least 2 arms; got {r.size}.")
+    return r, c
 
 def _check_known(known: Any, k: int, who: str) -> tuple[int, ...]:
     """Sorted distinct arm indices in ``0..k-1`` leaving at least one arm unknown, or raise."""

@@ -283,8 +283,8 @@ def test_assumption_1_violations_are_refused_with_the_reason():
     ("ConstrainedMixed-Custom-v0", {"rewards": [1.0, 2.0]},
      "ConstrainedMixed-Custom-v0: give both rewards= (shape (K,)) and costs= (shape (L, K))"),
     ("ConstrainedMixed-Custom-v0", {"rewards": [1.0, 2.0], "costs": [[0.1, 0.2, 0.3]]},
-     "ConstrainedMixed-Custom-v0: costs must have shape (L, K) = (L, 2), one column per arm; "
-     "got shape (1, 3)."),
+     "ConstrainedMixed-Custom-v0: costs must have shape (L, K) with one column per arm (K = 2 "
+     "rewards); got costs of shape (1, 3)."),
     ("ConstrainedMixed-Custom-v0", {"rewards": [[1.0, 2.0]], "costs": [0.1, 0.2]},
      "ConstrainedMixed-Custom-v0: rewards must be a 1-D array; got shape (1, 2)."),
     ("ConstrainedMixed-Custom-v0", {"rewards": [1.0, 2.0], "costs": [0.1, 0.2],

@@ -34,7 +34,7 @@ import numpy as np
 from bandit_envs import lp
 from bandit_envs.env import PureExplorationEnv
 from bandit_envs.errors import InvalidInstanceError, InvalidParameterError
-from bandit_envs.models import ConstrainedGaussian
+from bandit_envs.models import ConstrainedGaussian, check_rewards_costs
 from bandit_envs.tasks import ConstrainedMixedSupport
 from bandit_envs.validation import check_matrix, check_nonnegative, check_positive_int
 
@@ -516,17 +516,7 @@ def make_custom(
         raise InvalidParameterError(
             f"{who}: give both rewards= (shape (K,)) and costs= (shape (L, K)); e.g. {example}."
         )
-    r = check_matrix(rewards, "rewards", who, ndim=1)
-    c = check_matrix(costs, "costs", who, ndim=(1, 2))
-    if c.ndim == 1:
-        c = c[None, :]
-    if c.shape[1] != r.size:
-        raise InvalidParameterError(
-            f"{who}: costs must have shape (L, K) = (L, {r.size}), one column per arm; got shape "
-            f"{np.shape(costs)}."
-        )
-    if r.size < 2:
-        raise InvalidParameterError(f"{who}: there must be at least 2 arms; got {r.size}.")
+    r, c = check_rewards_costs(rewards, costs, who)
     if thresholds is None:
         cbar = np.ones(c.shape[0])
     else:
