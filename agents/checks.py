@@ -41,10 +41,10 @@ import numpy as np
 
 from bandit_envs.env import PureExplorationEnv
 from bandit_envs.errors import AgentProtocolError, BanditEnvError
-from bandit_envs.models import LinearGaussian, RewardModel
+from bandit_envs.models import ConstrainedGaussian, LinearGaussian, RewardModel
 from bandit_envs.protocols import Agent
 from bandit_envs.runner import EpisodeResult, run_episode, supports_batch
-from bandit_envs.tasks import AllEpsilonGood, BestArm, ParetoSet
+from bandit_envs.tasks import AllEpsilonGood, BestArm, ConstrainedMixedSupport, ParetoSet
 
 
 class AgentCheckError(BanditEnvError, AssertionError):
@@ -156,11 +156,48 @@ def _eps_good_probes() -> list[Probe]:
     ]
 
 
+def _constrained_env(rewards: Any, costs: Any, thresholds: Any, name: str, *,
+                     sigma: tuple[float, float] = (1.0, 0.5), known: Any = (), **setting: Any):
+    model = ConstrainedGaussian(rewards, costs, sigma[0], sigma[1], known_arms=known)
+    return PureExplorationEnv(model, ConstrainedMixedSupport(thresholds), name=name, **setting)
+
+
+def _constrained_probes() -> list[Probe]:
+    """Constrained best mixed arm probes (spec 004 §1.4), all satisfying Assumption 1.
+
+    Mixed and deterministic optima, L = 2, a known arm, an infeasible instance (answer ∅) and a
+    noiseless one.
+    """
+    toy_r, toy_c = [0.3, 1.2, 0.8, 0.5, 1.0], [[0.2, 1.1, 0.6, 1.4, 1.6]]
+    two_r = [1.0, 0.2, 1.5, 0.6]
+    two_c = [[0.5, 0.3, 1.5, 1.2], [0.4, 1.6, 0.6, 0.5]]
+    return [
+        Probe("K=5, L=1, mixed optimum {1, 2} (spec 004 fact 5)", "constrained_mixed",
+              lambda **s: _constrained_env(toy_r, toy_c, [1.0], "probe-cm-toy", **s)),
+        Probe("easy: K=3, L=1, deterministic optimum {0, slack}, sigma 0.1", "constrained_mixed",
+              lambda **s: _constrained_env([1.0, 0.2, 0.5], [[0.5, 0.4, 0.3]], [1.0],
+                                           "probe-cm-easy", sigma=(0.1, 0.05), **s),
+              easy=True),
+        Probe("K=4, L=2", "constrained_mixed",
+              lambda **s: _constrained_env(two_r, two_c, [1.0, 1.0], "probe-cm-l2", **s)),
+        Probe("K=5, L=1, arm 4 known", "constrained_mixed",
+              lambda **s: _constrained_env(toy_r, toy_c, [1.0], "probe-cm-known", known=(4,),
+                                           **s)),
+        Probe("infeasible (every cost above the threshold; answer ∅)", "constrained_mixed",
+              lambda **s: _constrained_env([1.0, 0.5, 0.2], [[2.0, 2.5, 3.0]], [1.0],
+                                           "probe-cm-infeasible", **s)),
+        Probe("noiseless (sigma=0), K=5, L=1", "constrained_mixed",
+              lambda **s: _constrained_env(toy_r, toy_c, [1.0], "probe-cm-noiseless",
+                                           sigma=(0.0, 0.0), **s)),
+    ]
+
+
 #: probe problems per task; later families add theirs with :func:`register_probes`.
 PROBES: dict[str, Callable[[], list[Probe]]] = {
     "best_arm": _best_arm_probes,
     "pareto_set": _pareto_set_probes,
     "all_eps_good": _eps_good_probes,
+    "constrained_mixed": _constrained_probes,
 }
 
 #: settings used by the checks: small enough that a broken agent fails fast.
@@ -207,6 +244,11 @@ def _problems(agent: Any) -> list[tuple[Probe, dict[str, Any]]]:
             for setting in settings:
                 kw = FIXED_CONFIDENCE if setting == "fixed_confidence" else FIXED_BUDGET
                 out.append((probe, kw))
+    if not out:
+        raise _Skip(
+            f"no probe problem for the task(s) {tasks} in the setting(s) {settings}; a new task "
+            "family provides some with agents.checks.register_probes(task, factory)"
+        )
     return out
 
 
@@ -435,6 +477,7 @@ def check_batch_equivalence(make: _Factory) -> None:
 def check_pickle(make: _Factory) -> None:
     """A pickled copy of the agent gives the same records as the original."""
     agent = make()
+    probe, setting = _problems(agent)[0]
     try:
         clone = pickle.loads(pickle.dumps(agent))
     except Exception as exc:  # noqa: BLE001 - any pickling failure is the finding
@@ -442,7 +485,6 @@ def check_pickle(make: _Factory) -> None:
             f"the agent cannot be pickled ({type(exc).__name__}: {exc}); sweeps send agents to "
             "worker processes."
         ) from None
-    probe, setting = _problems(agent)[0]
     a = _strip(_run(agent, probe, setting, seed=11, batch=False))
     b = _strip(_run(clone, probe, setting, seed=11, batch=False))
     if a != b:

@@ -250,6 +250,29 @@ AGENTS: tuple[AgentEntry, ...] = (
         source="Rivera & Tewari 2024 (arXiv 2402.09467); tracking of Jedra & Proutière 2020 "
         "(as run in Li, Ma, Hua & Zhu; spec 002 §2.9)",
     ),
+    AgentEntry(
+        name="SFSR",
+        entry_point="agents.sfsr:SFSR",
+        summary="constrained best mixed arm, fixed budget: successive rejects over the K+L LP "
+        "items (eq. 7 schedule), removing the lowest intersection value (best empirical basis "
+        "containing the item); score='lagrangian' gives SFSR-L",
+        source="Tang, Jain, Nayyar & Nuzzo 2024 (arXiv 2405.15090), Alg. 1, eq. 6 (spec 004 §2.4)",
+    ),
+    AgentEntry(
+        name="SFSRL",
+        entry_point="agents.sfsr:SFSRL",
+        summary="SFSR-L: SFSR removing the most negative reduced cost at the empirical LP dual "
+        "(no guarantee; fails on the Appendix-A construction)",
+        source="Tang, Jain, Nayyar & Nuzzo 2024 (arXiv 2405.15090), eq. 8 (spec 004 §2.5)",
+    ),
+    AgentEntry(
+        name="USLP",
+        entry_point="agents.sfsr:USLP",
+        summary="uniform sampling (floor(N/K0) pulls per unknown arm), then the optimal basis of "
+        "the empirical LP",
+        source="baseline of Tang, Jain, Nayyar & Nuzzo 2024 (arXiv 2405.15090), L212 "
+        "(spec 004 §2.7)",
+    ),
 )
 
 _AGENTS_BY_NAME = {entry.name: entry for entry in AGENTS}

@@ -127,3 +127,17 @@ def test_expected_failures_and_selection():
 def test_factory_is_accepted():
     results = check_agent(lambda: PlainRoundRobin(rounds=20), checks=["check_seed_determinism"])
     assert results[0].status == "passed"
+
+
+def test_a_task_without_probe_problems_is_skipped_with_the_way_to_add_them():
+    from bandit_envs.protocols import AgentCapabilities
+
+    class NewTaskAgent(PlainRoundRobin):
+        capabilities = AgentCapabilities(tasks=frozenset({"brand_new_task"}))
+
+    results = {r.check: r for r in check_agent(NewTaskAgent(), on_fail=None)}
+    assert results["check_protocol"].status == "passed"
+    for name in ("check_valid_actions", "check_seed_determinism", "check_pickle"):
+        assert results[name].status == "skipped"
+        assert "no probe problem for the task(s) ['brand_new_task']" in results[name].reason
+        assert "register_probes" in results[name].reason
