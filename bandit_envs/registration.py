@@ -223,6 +223,17 @@ ENVS: tuple[EnvEntry, ...] = (
         source="Tang, Jain, Nayyar, Nuzzo 2024, App. A (spec 004 §2.6, §4.5b)",
     ),
     EnvEntry(
+        id="ConstrainedMixed-L1-v0",
+        entry_point="bandit_envs.instances.constrained:make_l1",
+        family="constrained best mixed arm",
+        task="constrained_mixed",
+        summary="K=16, L=1, cbar=1: reconstructed stand-ins for the paper's Fig. 2-3 (not its "
+        "numbers): A1r (deterministic optimum), A2r, A3r (two-arm mixes), H1r (support arm just "
+        "above cbar), H2r (App. A) (keywords instance, sigma_r, sigma_c; defaults 'A1r', 1, 0.5; "
+        "budget=5000)",
+        source="Tang, Jain, Nayyar, Nuzzo 2024, Sec. 5 (reconstructions of spec 004 §4.5b)",
+    ),
+    EnvEntry(
         id="ConstrainedMixed-Random-v0",
         entry_point="bandit_envs.instances.constrained:make_random",
         family="constrained best mixed arm",

@@ -28,8 +28,8 @@ from bandit_envs.instances.constrained import (
     table1_instance,
 )
 
-IDS = ["ConstrainedMixed-Table1-v0", "ConstrainedMixed-Hard-v0", "ConstrainedMixed-Random-v0",
-       "ConstrainedMixed-Custom-v0"]
+IDS = ["ConstrainedMixed-Table1-v0", "ConstrainedMixed-Hard-v0", "ConstrainedMixed-L1-v0",
+       "ConstrainedMixed-Random-v0", "ConstrainedMixed-Custom-v0"]
 # DESIGN §2.1 fixes the observation space to Box(-inf, inf): only these two notes are allowed.
 ALLOWED_WARNINGS = (
     "A Box observation space minimum value is -infinity",
@@ -54,6 +54,7 @@ def test_gymnasium_check_env(env_id, setting):
 
 @pytest.mark.parametrize("env_id, k, n_cost, budget", [
     ("ConstrainedMixed-Table1-v0", 24, 2, 40_000), ("ConstrainedMixed-Hard-v0", 16, 1, 10_000),
+    ("ConstrainedMixed-L1-v0", 16, 1, 5_000),
     ("ConstrainedMixed-Random-v0", 24, 2, 40_000), ("ConstrainedMixed-Custom-v0", 5, 1, 5_000)])
 def test_defaults_spec_and_settings(env_id, k, n_cost, budget):
     env = gym.make(env_id).unwrapped
@@ -159,6 +160,33 @@ def test_hard_instance_and_its_hardness():
     assert c["lower_bound_rate"] == pytest.approx(0.002486, rel=2e-3)
     small = gym.make("ConstrainedMixed-Hard-v0", K=3).unwrapped
     assert small.problem.n_arms == 3 and small._true_answer == frozenset({0, 1})
+
+
+# ---------------------------------------------------------------------- L = 1 reconstructions
+
+
+@pytest.mark.parametrize("instance, basis, weights, delta0_sq", [
+    ("A1r", (1, 16), (1.0,), 0.64),
+    ("A2r", (7, 15), (0.316, 0.684), 0.36),
+    ("A3r", (2, 4), (0.478, 0.522), 1.21),
+    ("H1r", (0, 1), (0.048, 0.952), 0.01),
+    ("H2r", (0, 1), (1 / 6, 5 / 6), 0.16),
+])
+def test_l1_reconstructions_of_spec_4_5b(instance, basis, weights, delta0_sq):
+    env = gym.make("ConstrainedMixed-L1-v0", instance=instance).unwrapped
+    assert env.problem.n_arms == 16 and env.instance_info["reconstruction"] == instance
+    c = env.complexity()
+    assert c["optimal_basis"] == basis
+    arms = [i for i in basis if i < 16]
+    np.testing.assert_allclose(np.asarray(c["weights"])[arms], weights, atol=1e-3)
+    assert c["Delta0_sq"] == pytest.approx(delta0_sq, rel=1e-6)
+
+
+def test_l1_unknown_instance_lists_the_names():
+    with pytest.raises(InvalidParameterError, match=re.escape(
+            "ConstrainedMixed-L1-v0: instance must be one of ['A1r', 'A2r', 'A3r', 'H1r', "
+            "'H2r'] (spec 004 §4.5b reconstructions); got 'A4r'.")):
+        gym.make("ConstrainedMixed-L1-v0", instance="A4r")
 
 
 # ---------------------------------------------------------------------- Random (§4.2)

@@ -33,6 +33,7 @@ QUICK = {
     "LogisticEpsGood-Adaptive-v0": {"d": 4, "m_tilde": 2, "x_tilde": 1.0, "epsilon": 1.0},
     "ConstrainedMixed-Table1-v0": {},
     "ConstrainedMixed-Hard-v0": {"K": 4},
+    "ConstrainedMixed-L1-v0": {"instance": "A2r"},
     "ConstrainedMixed-Random-v0": {"L": 1, "K": 6},
 }
 #: fixed budgets where 2000 is too small for some agent (EGE-SH needs T >= K ceil(log2 K))

@@ -280,6 +280,81 @@ def make_hard(
 
 
 # --------------------------------------------------------------------------------------------
+# the L = 1 reconstructions of spec 004 §4.5b (stand-ins for the paper's Figures 2-3)
+
+#: (rewards, costs) of the L = 1, K = 16 reconstructions (c̄ = 1). **Not the paper's numbers**:
+#: its instances A1-A3, H1-H3 are only drawn in figures; these were built (spec 004 §4.5b) to
+#: show the behaviour the paper reports.
+L1_INSTANCES: dict[str, tuple[tuple[float, ...], tuple[float, ...]]] = {
+    "A1r": ((0.8, 1.2, 1.05, 0.6, 0.6, 1.0, 0.9, 0.9, 0.5, 0.7, 0.55, 0.85, 0.4, 0.5, 0.85, 1.0),
+            (0.9, 0.6, 0.85, 0.35, 1.75, 0.55, 1.25, 0.7, 1.6, 1.25, 0.4, 1.55, 1.7, 1.65, 1.1,
+             0.45)),
+    "A2r": ((0.95, 0.25, 1.2, 0.7, 0.65, 1.1, 1.0, 0.45, 0.45, 0.45, 1.0, 0.85, 0.75, 1.05, 0.6,
+             1.3),
+            (1.6, 0.65, 1.45, 1.0, 0.95, 1.75, 1.65, 0.35, 0.6, 0.5, 1.65, 1.1, 0.8, 1.55, 0.75,
+             1.3)),
+    "A3r": ((0.4, 0.9, 1.4, 1.0, 0.55, 0.85, 1.3, 0.65, 0.8, 1.05, 1.05, 0.55, 1.1, 0.65, 0.65,
+             0.55),
+            (0.5, 1.7, 1.6, 1.3, 0.45, 1.35, 1.8, 1.3, 1.05, 1.35, 1.65, 0.85, 1.35, 1.2, 1.15,
+             0.95)),
+    "H1r": ((0.0, 1.05) + (0.2,) * 7 + (-1.0,) * 7, (0.0, 1.05) + (0.5,) * 7 + (1.6,) * 7),
+    "H2r": ((0.0, 1.2) + (0.8,) * 14, (0.0, 1.2) + (0.9,) * 14),
+}
+#: default budget of the L1 id (spec 004 §4.5b compares the agents at N = 10³–2·10⁴).
+L1_BUDGET = 5_000
+
+
+def make_l1(
+    instance: str = "A1r",
+    sigma_r: float = 1.0,
+    sigma_c: float = 0.5,
+    *,
+    delta: float | None = None,
+    budget: int | None = None,
+    max_samples: int | None = None,
+    **env_kwargs: Any,
+) -> PureExplorationEnv:
+    """``ConstrainedMixed-L1-v0``: the L = 1, K = 16 instances standing in for Figures 2-3.
+
+    ## Description
+    **Reconstructions, not the paper's instances** (spec 004 §4.5b; the paper draws A1-A3 and
+    H1-H3 only in figures). ``c̄ = 1``, arms as (cost, reward) points (:data:`L1_INSTANCES`):
+
+    * ``A1r`` — an "average" instance with a deterministic optimum, ``I* = {1, slack}``;
+    * ``A2r``, ``A3r`` — "average" instances whose optimum mixes two arms: ``{7, 15}``, ``{2, 4}``;
+    * ``H1r`` — a support arm just above ``c̄`` (Δ0-dominated, every gap ≈ Δ0): the IV score is
+      the weaker flavour there, and uniform sampling wins (spec 004 §4.5b);
+    * ``H2r`` — Appendix A's construction where the Lagrangian score fails (as
+      ``ConstrainedMixed-Hard-v0`` with K = 16).
+
+    ## Arguments
+    | keyword | meaning | default |
+    |---|---|---|
+    | ``instance`` | ``"A1r"``, ``"A2r"``, ``"A3r"``, ``"H1r"``, ``"H2r"`` | ``"A1r"`` |
+    | ``sigma_r`` / ``sigma_c`` | reward / cost noise, ≥ 0 | 1.0 / 0.5 |
+    | ``budget`` | fixed budget N | 5000 |
+    | ``delta`` | fixed confidence instead (no paper value) | — |
+    | other | :class:`~bandit_envs.PureExplorationEnv` keywords | |
+
+    Raises:
+        InvalidParameterError: an unknown instance name (the message lists the valid ones) or a
+            bad keyword value.
+    """
+    who = "ConstrainedMixed-L1-v0"
+    if not isinstance(instance, str) or instance not in L1_INSTANCES:
+        raise InvalidParameterError(
+            f"{who}: instance must be one of {sorted(L1_INSTANCES)} (spec 004 §4.5b "
+            f"reconstructions); got {instance!r}."
+        )
+    sigma_r, sigma_c = _sigmas(sigma_r, sigma_c, who)
+    rewards, costs = (np.array(v, dtype=np.float64) for v in L1_INSTANCES[instance])
+    info = {"instance": instance, "sigma_r": sigma_r, "sigma_c": sigma_c,
+            "reconstruction": instance}
+    return _env(who, rewards, costs[None, :], np.ones(1), sigma_r, sigma_c, info,
+                _setting(delta, budget, max_samples, L1_BUDGET), env_kwargs)
+
+
+# --------------------------------------------------------------------------------------------
 # generators
 
 
