@@ -444,8 +444,11 @@ def l1_instance(
         mu, a, b = lp.standard_form(r, costs, cbar)
         if opt.value - lp.second_best_value(mu, a, b, opt.basis) >= need - 1e-12:
             return r, costs, cbar, draw
-    raise InvalidParameterError(  # pragma: no cover - a few draws suffice for K >= 3
-        f"l1_instance: no instance of family {family} with K = {k} in {_MAX_DRAWS} draws."
+    raise InvalidParameterError(
+        f"l1_instance: no instance of family {family} with K = {k} in {_MAX_DRAWS} draws: with "
+        f"means rounded to 0.05, many arms make near-ties with the optimum likely, so the margin "
+        f"of at least {need} is rarely met; for more arms, give your own "
+        f"instance to ConstrainedMixed-Custom-v0."
     )
 
 
