@@ -4,8 +4,17 @@ Every agent implements ``reset / select / observe / recommend`` (``bandit_envs.A
 :func:`check_agent` tells whether an agent of your own honours that protocol.
 """
 
+from agents.adapters import AgentPolicy, PolicyAgent
 from agents.base import BaseAgent
 from agents.checks import AgentCheckError, CheckResult, check_agent
 from agents.uniform import Uniform
 
-__all__ = ["AgentCheckError", "BaseAgent", "CheckResult", "Uniform", "check_agent"]
+__all__ = [
+    "AgentCheckError",
+    "AgentPolicy",
+    "BaseAgent",
+    "CheckResult",
+    "PolicyAgent",
+    "Uniform",
+    "check_agent",
+]

@@ -76,24 +76,34 @@ from bandit_envs.reporting import report, summarize
 from bandit_envs.runner import EpisodeResult, run_episode
 from bandit_envs.sweeps import read_results, sweep
 from bandit_envs.tasks import AllEpsilonGood, BestArm, ConstrainedMixedSupport, ParetoSet, Task
+from bandit_envs.wrappers import (
+    ActionMask,
+    BanditStatistics,
+    DiscretePulls,
+    PlugInRecommender,
+    SufficientStatistics,
+)
 
 __version__ = "0.1.0"
 
 register_envs()
 
 __all__ = [
+    "ActionMask",
     "Agent",
     "AgentCapabilities",
     "AgentProtocolError",
     "AllEpsilonGood",
     "Answer",
     "BanditEnvError",
+    "BanditStatistics",
     "BasisScan",
     "BatchAgent",
     "BestArm",
     "BudgetExceededError",
     "ConstrainedGaussian",
     "ConstrainedMixedSupport",
+    "DiscretePulls",
     "ENVS",
     "EpisodeOver",
     "EpisodeResult",
@@ -115,10 +125,12 @@ __all__ = [
     "PSIGaps",
     "PoissonGLM",
     "ParetoSet",
+    "PlugInRecommender",
     "ProblemSpec",
     "PureExplorationEnv",
     "ResetNeeded",
     "RewardModel",
+    "SufficientStatistics",
     "Task",
     "UnknownNameError",
     "__version__",
