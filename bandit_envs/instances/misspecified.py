@@ -419,7 +419,7 @@ def make_logistic_custom(
     | ``features``, ``theta`` | K×h features and θ (h,) | ``None`` |
     | ``means`` | K probabilities in (0, 1) | ``None`` |
     | ``epsilon``, ``multiplicative`` | the all ε-good task (mean scale) | required, False |
-    | ``predictor_bound`` | ``B ≥ max |a_kᵀθ|`` told to agents | the maximum |
+    | ``predictor_bound`` | ``B ≥ max_k abs(a_kᵀθ)`` told to agents | the maximum |
     | ``task`` | ``"all_eps_good"`` or ``"best_arm"`` | ``"all_eps_good"`` |
     | ``delta`` / ``budget`` | setting: confidence δ or budget T | δ = 0.05 |
 

@@ -1,0 +1,159 @@
+"""Sphinx extension of the bandit-envs docs: docstring tables and the generated catalogues.
+
+* The environment factories document their keywords with Markdown tables and ``## Heading``
+  lines (Gymnasium's style, readable in ``help()``); :func:`markdown_blocks_to_rst` turns them
+  into RST list tables and rubrics when autodoc renders the docstrings.
+* :func:`write_catalogues` writes ``catalogue/envs.md`` and ``catalogue/agents.md`` from the
+  registry at every build, so the catalogues can never drift from the code.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from pathlib import Path
+from typing import Any
+
+_ROW = re.compile(r"^\s*\|.*\|\s*$")
+_RULE = re.compile(r"^\s*\|[\s:|-]+\|\s*$")
+_HEADING = re.compile(r"^(\s*)#{2,4}\s+(.*\S)\s*$")
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def markdown_blocks_to_rst(lines: list[str]) -> list[str]:
+    """Markdown tables → ``list-table`` directives, ``## Title`` → ``.. rubric:: Title``."""
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        heading = _HEADING.match(line)
+        if heading:
+            indent = heading.group(1)
+            out += [f"{indent}.. rubric:: {heading.group(2)}", ""]
+            i += 1
+            continue
+        if _ROW.match(line) and i + 1 < len(lines) and _RULE.match(lines[i + 1]):
+            indent = line[: len(line) - len(line.lstrip())]
+            rows = [_cells(line)]
+            i += 2
+            while i < len(lines) and _ROW.match(lines[i]):
+                rows.append(_cells(lines[i]))
+                i += 1
+            width = len(rows[0])
+            if out and out[-1].strip():
+                out.append("")
+            out += [f"{indent}.. list-table::", f"{indent}   :header-rows: 1", ""]
+            for row in rows:
+                row = (row + [""] * width)[:width]
+                out.append(f"{indent}   * - {row[0] or ' '}")
+                out += [f"{indent}     - {cell or ' '}" for cell in row[1:]]
+            out.append("")
+            continue
+        out.append(_escape_bars(line))
+        i += 1
+    return out
+
+
+def _escape_bars(line: str) -> str:
+    """Escape ``|`` outside inline literals: ``|x|`` is an absolute value, not a substitution."""
+    if "|" not in line:
+        return line
+    parts = line.split("``")
+    for k in range(0, len(parts), 2):  # even parts are outside ``literals``
+        parts[k] = re.sub(r"(?<!\\)\|", r"\\|", parts[k])
+    return "``".join(parts)
+
+
+def _process_docstring(app: Any, what: str, name: str, obj: Any, options: Any,
+                       lines: list[str]) -> None:
+    lines[:] = markdown_blocks_to_rst(lines)
+
+
+def _escape(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def _signature_defaults(func: Any) -> list[tuple[str, str]]:
+    out = []
+    for p in inspect.signature(func).parameters.values():
+        if p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL):
+            continue
+        default = "required" if p.default is p.empty else repr(p.default)
+        out.append((p.name, default))
+    return out
+
+
+def write_catalogues(folder: Path) -> None:
+    """Write ``envs.md`` and ``agents.md`` (Markdown, MyST) from the registry into ``folder``."""
+    import importlib
+
+    import registry
+    from registry.catalogue import AGENTS, ENVS, compatibility_matrix
+
+    folder.mkdir(parents=True, exist_ok=True)
+    matrix = compatibility_matrix()
+    envs = ["# Environment catalogue", "",
+            "Generated from `bandit_envs.registration.ENVS` at every build of these docs "
+            f"({len(ENVS)} ids). Every id is registered with Gymnasium: "
+            "`gym.make(id, **keywords)`. Keywords marked *required* have no default.", ""]
+    for entry in ENVS:
+        module, _, attr = entry.entry_point.partition(":")
+        factory = getattr(importlib.import_module(module), attr)
+        agents = sorted(a for (a, e), (ok, _) in matrix.items() if e == entry.id and ok)
+        envs += [f"## `{entry.id}`", "",
+                 f"*{entry.family}* — task `{entry.task}`. {entry.summary}.", "",
+                 f"**Source**: {entry.source}" + (
+                     f" · **data**: {', '.join(entry.datasets)}" if entry.datasets else ""), ""]
+        params = _signature_defaults(factory)
+        if params:
+            envs += ["| keyword | default |", "|---|---|"]
+            envs += [f"| `{n}` | `{_escape(d)}` |" for n, d in params]
+            envs.append("")
+        if entry.id.endswith("-Custom-v0"):
+            envs += ["**Agents**: those of the task (the instance is yours).", ""]
+        elif agents:
+            envs += ["**Compatible agents**: " + ", ".join(f"`{a}`" for a in agents), ""]
+        else:
+            reason = next((why for (a, e), (ok, why) in matrix.items() if e == entry.id), "")
+            envs += [f"**Compatible agents**: {reason or 'none'}", ""]
+        envs += [f"Factory: {{py:func}}`{module}.{attr}` (all keywords explained there).", ""]
+    (folder / "envs.md").write_text("\n".join(envs), encoding="utf-8")
+
+    agents_md = ["# Agent catalogue", "",
+                 f"Generated from `registry.catalogue.AGENTS` at every build ({len(AGENTS)} "
+                 "agents). Build one with `registry.make_agent(name, **params)`.", ""]
+    for entry in AGENTS:
+        cls = entry.load()
+        caps = cls.capabilities
+        ids = sorted(e for (a, e), (ok, _) in matrix.items() if a == entry.name and ok)
+        agents_md += [f"## `{entry.name}`", "", f"{entry.summary}.", "",
+                      f"**Source**: {entry.source}", "",
+                      f"**Tasks**: {', '.join(sorted(caps.tasks))} · **settings**: "
+                      f"{', '.join(sorted(caps.settings))} · **structures**: "
+                      f"{', '.join(sorted(caps.structures))} · **batch path**: "
+                      f"{'yes' if caps.batch else 'no'}" + (" · **oracle**" if caps.oracle
+                                                            else ""), ""]
+        params = _signature_defaults(cls.__init__)[1:]
+        if params:
+            agents_md += ["| parameter | default |", "|---|---|"]
+            agents_md += [f"| `{n}` | `{_escape(d)}` |" for n, d in params]
+            agents_md.append("")
+        agents_md += ["**Runs on**: " + (", ".join(f"`{e}`" for e in ids) if ids else
+                                         "no registered id (its task has no id yet)"), "",
+                      f"Class: {{py:class}}`{entry.entry_point.replace(':', '.')}`.", ""]
+    (folder / "agents.md").write_text("\n".join(agents_md), encoding="utf-8")
+    del registry
+
+
+def _builder_inited(app: Any) -> None:
+    write_catalogues(Path(app.srcdir) / "catalogue")
+
+
+def setup(app: Any) -> dict[str, Any]:
+    """Register the docstring transform and the catalogue generator."""
+    app.connect("autodoc-process-docstring", _process_docstring)
+    app.connect("builder-inited", _builder_inited)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
