@@ -1282,6 +1282,10 @@ def round_design(weights: ArrayLike, n: int, *, support_tol: float = 1e-12) -> I
         n: Total number of pulls.
         support_tol: Weights ``≤ support_tol`` (after normalisation) are outside the support.
 
+    Examples:
+        >>> round_design([0.5, 0.25, 0.25, 0.0], 10).tolist()
+        [5, 3, 2, 0]
+
     Returns:
         Integer counts, shape ``(K,)``, dtype int64.
 

@@ -137,6 +137,11 @@ def split_answer(answer: Iterable[int], n_arms: int) -> tuple[frozenset[int], fr
     Item ``a < K`` is arm ``a``; item ``K + l`` is the slack of constraint ``l``, which is in the
     optimal basis iff constraint ``l`` is non-binding (spec 004 §1.4, Remark 3). The empty answer
     (an infeasible instance) gives two empty sets.
+
+    Examples:
+        >>> split_answer({10, 20, 25}, n_arms=24)   # D2P: arms 10, 20; constraint 1 is slack
+        (frozenset({10, 20}), frozenset({1}))
+
     """
     items = frozenset(int(i) for i in answer)
     return (

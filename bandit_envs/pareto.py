@@ -140,6 +140,10 @@ def pareto_mask(means: ArrayLike) -> BoolArray:
     dominates every dominated arm): ``O(K log K · d + K (|S*| + 256) d)`` time, memory
     ``O(BLOCK_ELEMENTS)``. Exact in floating point (no arithmetic, only comparisons).
 
+    Examples:
+        >>> pareto_mask([[1.0, 0.0], [0.0, 1.0], [0.4, 0.4], [0.6, 0.6]]).tolist()
+        [True, True, False, True]
+
     Args:
         means: mean vectors, shape ``(K, d)``, finite.
 

@@ -127,6 +127,15 @@ def as_answer(value: Any, n_items: int, *, who: str = "answer") -> Answer:
 
     Any iterable of integers is accepted (a set, a list, a numpy array of ints). A bare integer,
     a string, a boolean or an index outside ``range(n_items)`` raises :class:`InvalidAnswerError`.
+
+    Examples:
+        >>> as_answer([2, 0], n_items=3)
+        frozenset({0, 2})
+        >>> as_answer(1, n_items=3)
+        Traceback (most recent call last):
+        ...
+        bandit_envs.errors.InvalidAnswerError: answer must be a set of item indices ... got 1.
+
     """
     if isinstance(value, (numbers.Number, str, bytes)) or not isinstance(value, Iterable):
         raise InvalidAnswerError(
