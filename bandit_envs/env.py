@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import numbers
+import time
 from collections.abc import Iterable
 from typing import Any
 
@@ -70,14 +71,23 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
     | ``max_samples`` | safety cap of fixed-confidence episodes | 10⁸ |
     | ``sample_cost`` | cost of one pull (reward −cost per pull) | 0 |
     | ``correct_reward`` / ``wrong_reward`` | final reward | 1 / 0 |
-    | ``render_mode`` | ``"ansi"`` or ``None`` | ``None`` |
+    | ``render_mode`` | ``"ansi"``, ``"rgb_array"``, ``"human"`` or ``None`` | ``None`` |
 
     ## Batch path
     :meth:`step_batch` pulls many arms at once and returns per-arm sums of outcomes, drawn
     exactly (equal in distribution to the same pulls made one at a time).
+
+    ## Rendering
+    ``"ansi"``: :meth:`render` returns one line of text. ``"rgb_array"``: :meth:`render` returns
+    a (480, 640, 3) ``uint8`` picture of the arms (feature, objective or cost–reward plane) with
+    their pull counts, the true answer and the current empirical one
+    (:mod:`bandit_envs.rendering`; needs matplotlib, the ``plot`` extra). ``"human"``: the same
+    picture in a matplotlib window, redrawn at reset, at most ``render_fps`` times a second
+    while pulling, and at the end of the episode. Only these two picture modes keep per-arm sums
+    of the outcomes; the other modes pay one ``is None`` test per pull for them.
     """
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 4}
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 4}
 
     def __init__(
         self,
@@ -156,6 +166,16 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
         self._samples = 0
         self._pulls = np.zeros(k, dtype=np.int64)
         self._last = np.zeros(m, dtype=np.float64)
+        #: the picture modes' state (per-arm sums, last answer, figure); None in other modes.
+        #: One attribute only: with 30 or more instance attributes (gym.make's ``spec``
+        #: included) CPython 3.11's attribute caches stop working and every step() gets ~3%
+        #: slower (measured; tests/test_rendering.py guards the count).
+        self._picture: Any = None
+        if render_mode in ("rgb_array", "human"):
+            from bandit_envs import rendering
+
+            rendering.require_matplotlib(f"{who}: render_mode={render_mode!r}")
+            self._picture = rendering.Picture(np.zeros((k, m), dtype=np.float64))
 
     # ------------------------------------------------------------------ Gymnasium API
 
@@ -178,6 +198,11 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
         self._samples = 0
         self._pulls[:] = 0
         self._last = np.zeros(self.model.outcome_dim, dtype=np.float64)
+        if self._picture is not None:
+            self._picture.sums[:] = 0.0
+            self._picture.answer = None
+            if self.render_mode == "human":
+                self._draw_human(force=True)
         return self._last.copy(), {"problem": self.problem}
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
@@ -192,6 +217,10 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
         self._pulls[arm] += 1
         self._samples += 1
         self._last = outcome
+        if self._picture is not None:  # picture modes only; ~0.01 µs for the others
+            self._picture.sums[arm] += outcome
+            if self.render_mode == "human":
+                self._draw_human(force=False)
         if self.max_samples is not None and self._samples >= self.max_samples:
             obs, reward, _, _, info = self._finish(None, "max_samples")
             return outcome.copy(), reward - self.sample_cost, False, True, info
@@ -223,10 +252,22 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
         sums = self.model.sample_sums(n, self.np_random)
         self._pulls += n
         self._samples += total
+        if self._picture is not None:
+            self._picture.sums += sums
+            if self.render_mode == "human":
+                self._draw_human(force=False)
         return sums, -self.sample_cost * total, False, False, {"samples": self._samples}
 
-    def render(self) -> str | None:
-        """``"ansi"``: one line with the setting, the samples and the pull counts."""
+    def render(self) -> str | np.ndarray | None:
+        """Render the current state in the ``render_mode`` given at construction.
+
+        ``"ansi"``: one line with the setting, the samples and the pull counts.
+        ``"rgb_array"``: a (480, 640, 3) ``uint8`` array (:mod:`bandit_envs.rendering`).
+        ``"human"``: draws the same picture in a matplotlib window and returns ``None``.
+        ``None``: returns ``None``.
+        """
+        if self._picture is not None:
+            return self._picture.renderer(self.render_mode).render(self)
         if self.render_mode != "ansi":
             return None
         setting = (
@@ -239,6 +280,11 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
             f"{self.name} [{self.task.name}, {setting}] {state} | samples {self._samples} | "
             f"pulls {pulls} | last outcome {last}"
         )
+
+    def close(self) -> None:
+        """Close the picture (the ``"human"`` window, or the ``"rgb_array"`` canvas), if any."""
+        if self._picture is not None:
+            self._picture.close()
 
     # ------------------------------------------------------------------ helpers for users
 
@@ -287,6 +333,14 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
         return self._pulls.copy()
 
     # ------------------------------------------------------------------ internals
+
+    def _draw_human(self, force: bool) -> None:
+        """Redraw the ``"human"`` window: always if ``force``, else at most render_fps per s."""
+        now = time.perf_counter()
+        picture = self._picture
+        if force or now >= picture.next_draw:
+            picture.next_draw = now + 1.0 / float(self.metadata["render_fps"])
+            picture.renderer("human").refresh(self)
 
     def _check_running(self, method: str) -> None:
         if not self._started:
@@ -356,6 +410,10 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
     ) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         self._done = True
         self._stop_reason = reason
+        if self._picture is not None:
+            self._picture.answer = answer
+            if self.render_mode == "human":
+                self._draw_human(force=True)
         truth = self._true_answer
         if answer is None:  # truncated: no answer, counts as wrong
             g = self.task.grade(frozenset(), truth, self.model.means)

@@ -278,7 +278,8 @@ def test_batch_crossing_max_samples_truncates():
         ({"scale": -1.0}, "scale must be > 0"),
         ({"sigma": -1.0}, "sigma must be a finite float >= 0; got -1.0."),
         ({"sample_cost": float("inf")}, "sample_cost must be a finite float; got inf."),
-        ({"render_mode": "human"}, "render_mode must be one of ['ansi'] or None; got 'human'."),
+        ({"render_mode": "rgb"}, "render_mode must be one of ['ansi', 'rgb_array', 'human'] or "
+         "None; got 'rgb'."),
     ],
 )
 def test_bad_soare_arguments(kwargs, message):
