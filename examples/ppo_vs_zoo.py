@@ -4,7 +4,7 @@ Needs the ``sb3`` extra (Stable-Baselines3; install the CPU build of torch first
 
     pip install torch --index-url https://download.pytorch.org/whl/cpu
     pip install -e ".[sb3]"
-    python examples/ppo_vs_zoo.py                 # about a minute: 30,000 PPO steps
+    python examples/ppo_vs_zoo.py                 # a few minutes: 30,000 PPO steps, 8 agents
     python examples/ppo_vs_zoo.py --steps 512 --episodes 20   # a smoke test
 
 The problem is Soare et al.'s hard instance in the plane (d = 2, three arms, ω = 0.1) with a
