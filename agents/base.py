@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from bandit_envs.errors import AgentProtocolError, IncompatibleAgentError
+from bandit_envs.errors import AgentProtocolError, IncompatibleAgentError, InvalidParameterError
 from bandit_envs.problem import Answer, ProblemSpec
 from bandit_envs.protocols import AgentCapabilities, compatibility
 
@@ -60,7 +60,7 @@ class BaseAgent:
         valid = self._param_names()
         for key, value in params.items():
             if key not in valid:
-                raise ValueError(
+                raise InvalidParameterError(
                     f"{self.name}: unknown parameter {key!r}; valid parameters are {valid}."
                 )
             setattr(self, key, value)

@@ -115,8 +115,9 @@ class LinearGaussian(RewardModel):
             self._cov = read_only(c)
             if np.count_nonzero(c - np.diag(np.diag(c))):
                 self._noise_factor = read_only(_factor(c))
-        means = x @ th
-        self._means = read_only(means.reshape(x.shape[0], m))
+        with np.errstate(over="ignore", invalid="ignore"):
+            means = x @ th
+        self._means = read_only(_check_means(means.reshape(x.shape[0], m), who))
 
     @property
     def n_arms(self) -> int:  # noqa: D102
@@ -522,12 +523,35 @@ def _sigma_error(who: str, shape: tuple[int, ...], m: int) -> Exception:
 def _check_sigma(sigma: Any, m: int, who: str) -> np.ndarray:
     """Return σ as an (m,) float64 vector of finite values ≥ 0 (``None`` means 1.0), or raise."""
     raw = 1.0 if sigma is None else sigma
-    s = check_matrix(np.atleast_1d(np.asarray(raw, dtype=float)), "sigma", who, ndim=1)
+    # an object array defers the float conversion to check_matrix, which names the argument
+    s = check_matrix(np.atleast_1d(np.asarray(raw, dtype=object)), "sigma", who, ndim=1)
     if s.shape not in ((1,), (m,)):
         raise _sigma_error(who, s.shape, m)
     if (s < 0).any():
         raise InvalidParameterError(f"{who}: sigma must be >= 0; got {sigma!r}.")
+    if (s > _MAX_SIGMA).any():
+        raise InvalidParameterError(
+            f"{who}: sigma must be at most {_MAX_SIGMA:g} (its square, the noise variance, must "
+            f"be a finite float64); got {sigma!r}."
+        )
     return np.broadcast_to(s, (m,)).copy()
+
+
+#: the largest σ whose variance σ² (and a sum of 10¹² of them) stays a finite float64.
+_MAX_SIGMA = 1e140
+
+
+def _check_means(means: np.ndarray, who: str) -> np.ndarray:
+    """Refuse means that overflow float64, or whose differences (the gaps) do."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        spread = means.max(axis=0) - means.min(axis=0)
+    if not (np.isfinite(means).all() and np.isfinite(spread).all()):
+        worst = float(np.nanmax(np.abs(np.where(np.isnan(means), np.inf, means))))
+        raise InvalidParameterError(
+            f"{who}: the arm means (or their differences) overflow float64 (largest magnitude "
+            f"{worst!r}); rescale the features, theta or means."
+        )
+    return means
 
 
 def _check_cov(cov: Any, m: int, who: str) -> np.ndarray:

@@ -15,7 +15,13 @@ from typing import Any, Literal
 
 import numpy as np
 
-from bandit_envs.errors import InvalidAnswerError
+from bandit_envs.errors import InvalidAnswerError, InvalidParameterError
+from bandit_envs.validation import (
+    check_matrix,
+    check_nonnegative,
+    check_positive_int,
+    check_probability,
+)
 
 Answer = frozenset[int]
 """An answer: a set of item indices in ``range(n_items)``."""
@@ -39,6 +45,9 @@ class ProblemSpec:
     Fields a problem does not use are ``None``. Arrays are float64 copies with the write flag
     cleared, so an agent cannot change the problem it was handed. The truth (parameters, means,
     the correct answer, gaps) is never here: it is revealed in the environment's final ``info``.
+    Fields are checked at construction (and by :meth:`replace`): the setting with its δ or
+    budget, positive sizes, K×h finite features, noise and ε ≥ 0, a mapping of extras; a bad
+    one raises :class:`~bandit_envs.errors.InvalidParameterError`.
 
     Attributes:
         task: ``"best_arm"``, ``"pareto_set"``, ``"all_eps_good"``, ``"constrained_mixed"``, ...
@@ -82,15 +91,66 @@ class ProblemSpec:
     extras: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        who = "ProblemSpec"
         if self.setting not in SETTINGS:
-            raise ValueError(
-                f"ProblemSpec: setting must be one of {SETTINGS}; got {self.setting!r}."
+            raise InvalidParameterError(
+                f"{who}: setting must be one of {SETTINGS}; got {self.setting!r}."
             )
-        object.__setattr__(self, "features", _frozen_array(self.features))
-        object.__setattr__(self, "cost_thresholds", _frozen_array(self.cost_thresholds))
+        if not isinstance(self.task, str) or not self.task:
+            raise InvalidParameterError(
+                f"{who}: task must be a non-empty string such as 'best_arm'; got {self.task!r}."
+            )
+        for name in ("n_arms", "n_items", "outcome_dim"):
+            object.__setattr__(self, name, check_positive_int(getattr(self, name), name, who))
+        self._check_setting(who)
+        if self.features is not None:
+            features = check_matrix(self.features, "features", who, ndim=2, rows=self.n_arms)
+            object.__setattr__(self, "features", _frozen_array(features))
+        if self.cost_thresholds is not None:
+            thresholds = _frozen_array(self.cost_thresholds)
+            if thresholds.ndim != 1 or not np.isfinite(thresholds).all():
+                raise InvalidParameterError(
+                    f"{who}: cost_thresholds must be a 1-D array of finite floats; got "
+                    f"{self.cost_thresholds!r}."
+                )
+            object.__setattr__(self, "cost_thresholds", thresholds)
         if isinstance(self.noise_std, np.ndarray) or isinstance(self.noise_std, (list, tuple)):
-            object.__setattr__(self, "noise_std", _frozen_array(self.noise_std))
+            noise = check_matrix(self.noise_std, "noise_std", who, ndim=1)
+            if (noise < 0).any():
+                raise InvalidParameterError(
+                    f"{who}: noise_std must be >= 0; got {self.noise_std!r}."
+                )
+            object.__setattr__(self, "noise_std", _frozen_array(noise))
+        elif self.noise_std is not None:
+            check_nonnegative(self.noise_std, "noise_std", who)
+        for name in ("epsilon", "misspecification"):
+            if getattr(self, name) is not None:
+                check_nonnegative(getattr(self, name), name, who)
+        if not isinstance(self.extras, Mapping):
+            raise InvalidParameterError(
+                f"{who}: extras must be a mapping (e.g. a dict); got {self.extras!r}."
+            )
         object.__setattr__(self, "extras", MappingProxyType(dict(self.extras)))
+
+    def _check_setting(self, who: str) -> None:
+        """δ (and the safety cap) in fixed confidence, the budget in fixed budget (§2.1)."""
+        if self.setting == "fixed_confidence":
+            if self.delta is None or self.budget is not None:
+                raise InvalidParameterError(
+                    f"{who}: setting 'fixed_confidence' needs delta (a float in (0, 1)) and no "
+                    f"budget; got delta={self.delta!r} and budget={self.budget!r}."
+                )
+            check_probability(self.delta, "delta", who)
+            if self.max_samples is not None:
+                check_positive_int(self.max_samples, "max_samples", who)
+            return
+        if self.budget is None or self.delta is not None or self.max_samples is not None:
+            raise InvalidParameterError(
+                f"{who}: setting 'fixed_budget' needs budget (an integer >= 1) and neither delta "
+                f"nor max_samples; got budget={self.budget!r}, delta={self.delta!r} and "
+                f"max_samples={self.max_samples!r}."
+            )
+        check_positive_int(self.budget, "budget", who)
 
     @property
     def feature_dim(self) -> int | None:
@@ -108,7 +168,13 @@ class ProblemSpec:
         return self.setting == "fixed_budget"
 
     def replace(self, **changes: Any) -> ProblemSpec:
-        """Return a copy with some fields changed (e.g. a different δ)."""
+        """Return a copy with some fields changed (e.g. a different δ), validated again."""
+        fields = [f.name for f in dataclasses.fields(self)]
+        unknown = sorted(set(changes) - set(fields))
+        if unknown:
+            raise InvalidParameterError(
+                f"ProblemSpec.replace: no field(s) {unknown}; the fields are {fields}."
+            )
         return dataclasses.replace(self, **changes)
 
     def __repr__(self) -> str:

@@ -170,8 +170,14 @@ def run_episode(
 
 
 def _recommend(env: gym.Env, base: PureExplorationEnv, agent: Agent, name: str) -> dict:
+    raw = agent.recommend()
+    if isinstance(raw, (list, tuple, np.ndarray)):  # a set is required: no order, no repeats
+        raise AgentProtocolError(
+            f"{name}.recommend() must return a set of item indices such as frozenset({{0}}), "
+            f"not a {type(raw).__name__}; got {raw!r}. Return frozenset(...) of it."
+        )
     try:
-        answer = as_answer(agent.recommend(), base.n_items, who=f"{name}.recommend()")
+        answer = as_answer(raw, base.n_items, who=f"{name}.recommend()")
     except (ValueError, TypeError) as exc:
         raise AgentProtocolError(str(exc)) from None
     result = env.step(base.stop_action(answer))

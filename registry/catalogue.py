@@ -297,6 +297,10 @@ def list_envs() -> list[str]:
 
 def agent_entry(name: str) -> AgentEntry:
     """The catalogue entry of agent ``name`` (raises UnknownNameError with suggestions)."""
+    if not isinstance(name, str):
+        raise InvalidParameterError(
+            f"agent_entry: an agent name is a string such as 'Uniform'; got {name!r}."
+        )
     try:
         return _AGENTS_BY_NAME[name]
     except KeyError:
@@ -305,6 +309,11 @@ def agent_entry(name: str) -> AgentEntry:
 
 def env_entry(env_id: str) -> EnvEntry:
     """The catalogue entry of environment ``env_id`` (raises UnknownNameError with suggestions)."""
+    if not isinstance(env_id, str):
+        raise InvalidParameterError(
+            f"env_entry: an environment id is a string such as 'LinearBAI-Soare-v0'; got "
+            f"{env_id!r}."
+        )
     key = env_id.split(":", 1)[1] if env_id.startswith("bandit_envs:") else env_id
     try:
         return _ENVS_BY_ID[key]
@@ -321,7 +330,10 @@ def make_agent(name: str, **kwargs: Any) -> Any:
 
     """
     cls = agent_entry(name).load()
-    params = [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
+    params = [
+        p.name for p in inspect.signature(cls.__init__).parameters.values()
+        if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    ]
     unknown = sorted(set(kwargs) - set(params))
     if unknown:
         raise InvalidParameterError(
@@ -361,6 +373,15 @@ def _missing_data(names: tuple[str, ...]) -> str | None:
     return None
 
 
+def _in_setting(spec: Any, setting: str) -> Any:
+    """``spec`` posed in ``setting`` (a placeholder δ or budget: compatibility ignores them)."""
+    if setting == spec.setting:
+        return spec
+    if setting == "fixed_confidence":
+        return spec.replace(setting=setting, delta=0.1, budget=None)
+    return spec.replace(setting=setting, budget=1000, delta=None, max_samples=None)
+
+
 def compatibility_matrix() -> dict[tuple[str, str], tuple[bool, str]]:
     """``{(agent, env id): (compatible, reason)}`` over the whole catalogue (default keywords).
 
@@ -382,7 +403,7 @@ def compatibility_matrix() -> dict[tuple[str, str], tuple[bool, str]]:
         for agent in AGENTS:
             caps = agent.capabilities
             results = [
-                compatibility(caps, spec.replace(setting=s), agent.name)
+                compatibility(caps, _in_setting(spec, s), agent.name)
                 for s in sorted(caps.settings)
             ]
             ok = any(r[0] for r in results)

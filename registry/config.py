@@ -99,16 +99,21 @@ def parse_config(data: dict[str, Any], source: str = "<config>") -> SweepConfig:
         )
     _typed(envs_raw, list, "env", source, "an array of tables ([[env]])")
     _typed(agents_raw, list, "agent", source, "an array of tables ([[agent]])")
-    for i, entry in enumerate(envs_raw, start=1):
-        _typed(entry, dict, f"[[env]] #{i}", source, "a table")
-        _unknown(f"[[env]] #{i}", set(entry), ENV_KEYS, source)
-        if "id" not in entry:
-            raise ConfigError(f"{source}: [[env]] #{i} has no 'id'.")
-    for i, entry in enumerate(agents_raw, start=1):
-        _typed(entry, dict, f"[[agent]] #{i}", source, "a table")
-        _unknown(f"[[agent]] #{i}", set(entry), AGENT_KEYS, source)
-        if "name" not in entry:
-            raise ConfigError(f"{source}: [[agent]] #{i} has no 'name'.")
+    for kind, entries, keys, label, example in (
+        ("env", envs_raw, ENV_KEYS, "id", "an environment id"),
+        ("agent", agents_raw, AGENT_KEYS, "name", "an agent name"),
+    ):
+        for i, entry in enumerate(entries, start=1):
+            where = f"[[{kind}]] #{i}"
+            _typed(entry, dict, where, source, "a table")
+            _unknown(where, set(entry), keys, source)
+            if label not in entry:
+                raise ConfigError(f"{source}: {where} has no {label!r}.")
+            _typed(entry[label], str, f"{where} {label}", source, f"a string ({example})")
+            for table in ("kwargs", "grid"):
+                if table in entry:
+                    _typed(entry[table], dict, f"{where} {table}", source,
+                           "a table such as { delta = 0.05 }")
     try:
         envs = _as_envs(envs_raw)
         agents = _as_agents(agents_raw)
@@ -122,6 +127,8 @@ def parse_config(data: dict[str, Any], source: str = "<config>") -> SweepConfig:
             raise ConfigError(f"{source}: [sweep] runs must be an integer >= 1; got {config.runs}.")
     if "seed" in sweep:
         config.seed = _typed(sweep["seed"], int, "[sweep] seed", source, "an integer >= 0")
+        if config.seed < 0:
+            raise ConfigError(f"{source}: [sweep] seed must be an integer >= 0; got {config.seed}.")
     if "backend" in sweep:
         config.backend = _typed(sweep["backend"], str, "[sweep] backend", source,
                                 f"one of {list(BACKENDS)}")
@@ -132,6 +139,8 @@ def parse_config(data: dict[str, Any], source: str = "<config>") -> SweepConfig:
             )
     if "jobs" in sweep:
         config.jobs = _typed(sweep["jobs"], int, "[sweep] jobs", source, "an integer >= 1")
+        if config.jobs < 1:
+            raise ConfigError(f"{source}: [sweep] jobs must be an integer >= 1; got {config.jobs}.")
     if "out" in sweep:
         config.out = _typed(sweep["out"], str, "[sweep] out", source, "a folder path")
     if "batch" in sweep:

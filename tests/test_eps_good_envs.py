@@ -297,14 +297,14 @@ def test_custom_linear_unstructured_misspecified_and_multiplicative():
         ("LinearEpsGood-Adaptive-v0", {"delta": 1.5}, InvalidParameterError,
          "LinearEpsGood-Adaptive-v0: delta must be a float in the open interval (0, 1); got "
          "1.5."),
-        ("LinearEpsGood-Adaptive-v0", {"K": 10}, TypeError, "unexpected keyword argument 'K'"),
+        ("LinearEpsGood-Adaptive-v0", {"K": 10}, TypeError, "unknown keyword 'K'"),
         ("LinearEpsGood-Static-v0", {"Delta": 0.0}, InvalidParameterError,
          "LinearEpsGood-Static-v0: Delta must be > 0; got 0.0."),
         ("LinearEpsGood-Static-v0", {"m_tilde": 8}, InvalidParameterError,
          "LinearEpsGood-Static-v0: m_tilde must be an integer in [1, 7] (at least one good and "
          "one bad arm); got 8."),
         ("LinearEpsGood-Static-v0", {"epsilon": 0.3}, TypeError,
-         "unexpected keyword argument 'epsilon'"),
+         "unknown keyword 'epsilon'"),
         ("LinearEpsGood-FreeWilson-v0", {"sites": (4, 1)}, InvalidParameterError,
          "LinearEpsGood-FreeWilson-v0: every entry of sites must be an integer >= 2; got 1."),
         ("LinearEpsGood-FreeWilson-v0", {"sites": "45434"}, InvalidParameterError,

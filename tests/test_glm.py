@@ -320,7 +320,7 @@ def test_custom_logistic_variants_and_tasks():
     ("LogisticEpsGood-Adaptive-v0", {"x_mean": 40.0, "x_std": 0.0}, InvalidParameterError,
      "every probability must lie in the open interval (0, 1)"),
     ("LogisticEpsGood-Adaptive-v0", {"sigma": 1.0}, TypeError,
-     "unexpected keyword argument 'sigma'"),
+     "unknown keyword 'sigma'"),
 ])
 def test_bad_keywords(env_id, kwargs, error, message):
     with pytest.raises(error, match=re.escape(message)):

@@ -59,7 +59,7 @@ def test_soare_peleg_preset_and_paper_preset():
         ("LinearBAI-Sphere-v0", {"n_arms": 1}, "n_arms must be an integer >= 2; got 1."),
         ("LinearBAI-Sphere-v0", {"instance_seed": -1},
          "instance_seed must be an integer >= 0; got -1."),
-        ("LinearBAI-Sphere-v0", {"K": 10}, "got an unexpected keyword argument 'K'"),
+        ("LinearBAI-Sphere-v0", {"K": 10}, "LinearBAI-Sphere-v0: unknown keyword 'K'."),
     ],
 )
 def test_bad_keywords(env_id, kwargs, message):

@@ -350,7 +350,7 @@ def test_custom_variants_and_the_best_arm_task():
     ("MisspecifiedEpsGood-Adaptive-v0", {"sigma": -1.0}, InvalidParameterError,
      "sigma must be a finite float >= 0; got -1.0."),
     ("MisspecifiedEpsGood-Adaptive-v0", {"paper_literal": True}, TypeError,
-     "unexpected keyword argument 'paper_literal'"),
+     "unknown keyword 'paper_literal'"),
     ("MisspecifiedEpsGood-Custom-v0", {"L_m": -1.0}, InvalidParameterError,
      "MisspecifiedEpsGood-Custom-v0: L_m must be a finite float >= 0; got -1.0."),
     ("MisspecifiedEpsGood-Custom-v0", {"L_m": 0.1}, InvalidParameterError,

@@ -290,7 +290,7 @@ def test_settings_and_seeding(env_id):
         ("LinearPSI-NoC-v0", {"cov": [[1.0, 2.0], [2.0, 1.0]]}, InvalidParameterError,
          "LinearPSI-NoC-v0: cov must be positive semi-definite (a covariance matrix); its "
          "smallest eigenvalue is"),
-        ("LinearPSI-NoC-v0", {"omega": 1}, TypeError, "unexpected keyword argument 'omega'"),
+        ("LinearPSI-NoC-v0", {"omega": 1}, TypeError, "unknown keyword 'omega'"),
         ("LinearPSI-Energy-v0", {"means": "linearised"}, InvalidParameterError,
          "LinearPSI-Energy-v0: means must be 'linear' (least-squares linearised) or 'raw' (the "
          "data as such, mis-specified); got 'linearised'."),
@@ -304,7 +304,7 @@ def test_settings_and_seeding(env_id):
         ("LinearPSI-Synthetic-v0", {"instance_seed": -1}, InvalidParameterError,
          "LinearPSI-Synthetic-v0: instance_seed must be an integer >= 0; got -1."),
         ("LinearPSI-Synthetic-v0", {"n_arms": 20}, TypeError,
-         "unexpected keyword argument 'n_arms'"),
+         "unknown keyword 'n_arms'"),
     ],
 )
 def test_bad_keywords(env_id, kwargs, error, message):

@@ -36,7 +36,12 @@ from bandit_envs.env import PureExplorationEnv
 from bandit_envs.errors import InvalidInstanceError, InvalidParameterError
 from bandit_envs.models import ConstrainedGaussian, check_rewards_costs
 from bandit_envs.tasks import ConstrainedMixedSupport
-from bandit_envs.validation import check_matrix, check_nonnegative, check_positive_int
+from bandit_envs.validation import (
+    check_matrix,
+    check_nonnegative,
+    check_positive_int,
+    env_factory,
+)
 
 __all__ = [
     "DEFAULT_DELTA",
@@ -175,6 +180,7 @@ def table1_instance(name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.array(TABLE1[name], dtype=np.float64).ravel(), _grid_costs(), np.ones(2)
 
 
+@env_factory("ConstrainedMixed-Table1-v0")
 def make_table1(
     instance: str = "D1P",
     sigma_r: float = 1.0,
@@ -240,6 +246,7 @@ def hard_instance(k: int = 16) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return rewards, costs[None, :], np.ones(1)
 
 
+@env_factory("ConstrainedMixed-Hard-v0")
 def make_hard(
     K: int = 16,  # noqa: N803 - the paper's name for the number of arms
     sigma_r: float = 1.0,
@@ -304,6 +311,7 @@ L1_INSTANCES: dict[str, tuple[tuple[float, ...], tuple[float, ...]]] = {
 L1_BUDGET = 5_000
 
 
+@env_factory("ConstrainedMixed-L1-v0")
 def make_l1(
     instance: str = "A1r",
     sigma_r: float = 1.0,
@@ -452,6 +460,7 @@ def l1_instance(
     )
 
 
+@env_factory("ConstrainedMixed-Random-v0")
 def make_random(
     L: int = 2,  # noqa: N803 - the paper's name for the number of constraints
     family: int = 1,
@@ -546,6 +555,7 @@ _TOY_REWARDS = (0.3, 1.2, 0.8, 0.5, 1.0)
 _TOY_COSTS = (0.2, 1.1, 0.6, 1.4, 1.6)
 
 
+@env_factory("ConstrainedMixed-Custom-v0")
 def make_custom(
     rewards: Any = None,
     costs: Any = None,

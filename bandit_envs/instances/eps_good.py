@@ -39,10 +39,12 @@ from bandit_envs.errors import InvalidInstanceError, InvalidParameterError
 from bandit_envs.models import LinearGaussian, MisspecifiedLinearGaussian, RewardModel
 from bandit_envs.tasks import AllEpsilonGood, Task
 from bandit_envs.validation import (
+    array_ndim,
     check_finite,
     check_matrix,
     check_nonnegative,
     check_positive_int,
+    env_factory,
 )
 
 __all__ = [
@@ -295,6 +297,7 @@ def adaptive_draw(
     return features, theta, info
 
 
+@env_factory("LinearEpsGood-Adaptive-v0")
 def make_adaptive(
     d: int = 8,
     epsilon: float = 0.1,
@@ -389,6 +392,7 @@ def static_instance(d: int, m_tilde: int, gap: float) -> tuple[np.ndarray, np.nd
     return np.eye(d), theta
 
 
+@env_factory("LinearEpsGood-Static-v0")
 def make_static(
     d: int = 8,
     m: float = 4.0,
@@ -527,6 +531,7 @@ def free_wilson_instance(
     )
 
 
+@env_factory("LinearEpsGood-FreeWilson-v0")
 def make_free_wilson(
     sites: tuple[int, ...] = FREE_WILSON_SITES,
     n_good: int = 20,
@@ -614,6 +619,7 @@ def make_free_wilson(
 # custom
 
 
+@env_factory("LinearEpsGood-Custom-v0")
 def make_custom(
     features: Any = None,
     theta: Any = None,
@@ -692,7 +698,7 @@ def make_custom(
         )
     sigma = check_nonnegative(sigma, "sigma", who)
     for name, value, ndim in (("theta", theta, 1), ("means", means, 1)):
-        if value is not None and np.ndim(value) != ndim:
+        if value is not None and array_ndim(value, name, who) != ndim:
             raise InvalidParameterError(
                 f"{who}: {name} must be a 1-D array (all ε-good arms has scalar outcomes); got "
                 f"shape {np.shape(value)}."

@@ -16,7 +16,13 @@ from bandit_envs.env import PureExplorationEnv
 from bandit_envs.errors import InvalidParameterError
 from bandit_envs.models import LinearGaussian
 from bandit_envs.tasks import BestArm
-from bandit_envs.validation import check_finite, check_nonnegative, check_positive_int
+from bandit_envs.validation import (
+    array_ndim,
+    check_finite,
+    check_nonnegative,
+    check_positive_int,
+    env_factory,
+)
 
 
 def _setting(delta: float | None, budget: int | None, default_delta: float) -> dict[str, Any]:
@@ -32,6 +38,7 @@ def soare_features(d: int, omega: float) -> np.ndarray:
     return features
 
 
+@env_factory("LinearBAI-Soare-v0")
 def make_soare(
     d: int = 2,
     omega: float = 0.1,
@@ -76,6 +83,7 @@ def make_soare(
     )
 
 
+@env_factory("LinearBAI-Custom-v0")
 def make_custom(
     features: Any = None,
     theta: Any = None,
@@ -103,7 +111,7 @@ def make_custom(
             f"{who}: features= (K×h array) and theta= (length-h array) are required, e.g. "
             f"gym.make('{who}', features=np.eye(3), theta=[1.0, 0.5, 0.2])."
         )
-    if np.ndim(theta) != 1:
+    if array_ndim(theta, "theta", who) != 1:
         raise InvalidParameterError(
             f"{who}: theta must be a 1-D array (one parameter per feature); got shape "
             f"{np.shape(theta)}. Multi-output models belong to the Pareto-set ids."
@@ -117,6 +125,7 @@ def make_custom(
     )
 
 
+@env_factory("LinearBAI-Basis-v0")
 def make_basis(
     d: int = 5,
     gap: float = 0.2,
@@ -165,6 +174,7 @@ def sphere_instance(n_arms: int, d: int, gamma: float, instance_seed: int) -> tu
     return arms, theta
 
 
+@env_factory("LinearBAI-Sphere-v0")
 def make_sphere(
     n_arms: int = 100,
     d: int = 10,

@@ -34,7 +34,7 @@ from bandit_envs.instances.eps_good import DEFAULT_DELTA, _env, _positive, adapt
 from bandit_envs.misspecification import residual_deviation
 from bandit_envs.models import LogisticGLM, MisspecifiedLinearGaussian
 from bandit_envs.tasks import AllEpsilonGood, BestArm, Task
-from bandit_envs.validation import check_matrix, check_nonnegative
+from bandit_envs.validation import check_matrix, check_nonnegative, env_factory
 
 __all__ = [
     "DEVIATIONS",
@@ -102,6 +102,7 @@ def _reprefix(exc: InvalidParameterError, who: str, *models: str) -> InvalidPara
 # misspecified linear
 
 
+@env_factory("MisspecifiedEpsGood-Adaptive-v0")
 def make_misspecified_adaptive(
     d: int = 8,
     epsilon: float = 0.1,
@@ -194,6 +195,7 @@ def make_misspecified_adaptive(
         ) from None
 
 
+@env_factory("MisspecifiedEpsGood-Custom-v0")
 def make_misspecified_custom(
     features: Any = None,
     theta: Any = None,
@@ -316,6 +318,7 @@ def make_misspecified_custom(
 # logistic
 
 
+@env_factory("LogisticEpsGood-Adaptive-v0")
 def make_logistic_adaptive(
     d: int = 8,
     epsilon: float = 0.3,
@@ -384,6 +387,7 @@ def make_logistic_adaptive(
     return _env(model, task, who, info, delta, budget, DEFAULT_DELTA, env_kwargs)
 
 
+@env_factory("LogisticEpsGood-Custom-v0")
 def make_logistic_custom(
     features: Any = None,
     theta: Any = None,

@@ -32,9 +32,11 @@ from bandit_envs.models import LinearGaussian, MisspecifiedLinearGaussian, Rewar
 from bandit_envs.pareto import psi_gaps
 from bandit_envs.tasks import ParetoSet
 from bandit_envs.validation import (
+    array_ndim,
     check_matrix,
     check_nonnegative,
     check_positive_int,
+    env_factory,
 )
 
 __all__ = [
@@ -175,6 +177,7 @@ def noc_instance(features: Any, objectives: Any) -> tuple[np.ndarray, np.ndarray
     return x, -theta_ls
 
 
+@env_factory("LinearPSI-NoC-v0")
 def make_noc(
     sigma: Any = None,
     cov: Any = None,
@@ -273,6 +276,7 @@ def energy_instance(
     return x, x @ theta, theta
 
 
+@env_factory("LinearPSI-Energy-v0")
 def make_energy(
     means: str = "linear",
     sigma: Any = None,
@@ -430,6 +434,7 @@ def synthetic_instance(n_arms: int, instance_seed: int = 0) -> tuple[np.ndarray,
     return np.vstack(chunks), theta
 
 
+@env_factory("LinearPSI-Synthetic-v0")
 def make_synthetic(
     K: int = 100,  # noqa: N803 - the paper's name for the number of arms
     sigma: Any = None,
@@ -482,6 +487,7 @@ def make_synthetic(
 # custom
 
 
+@env_factory("LinearPSI-Custom-v0")
 def make_custom(
     features: Any = None,
     theta: Any = None,
@@ -547,7 +553,7 @@ def make_custom(
         )
     arrays = {"features": features, "theta": theta, "means": means}
     for name, value in arrays.items():
-        if value is not None and np.ndim(value) != 2:
+        if value is not None and array_ndim(value, name, who) != 2:
             extra = (
                 " For one objective pass a column (shape (h, 1) or (K, 1)), or use "
                 "LinearBAI-Custom-v0 for best-arm identification."
