@@ -136,6 +136,15 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
         self.wrong_reward = check_finite(wrong_reward, "wrong_reward", who)
         self.render_mode = render_mode
         self.name = who
+        if not isinstance(model, RewardModel):
+            raise InvalidParameterError(
+                f"{who}: model must be a bandit_envs RewardModel (e.g. LinearGaussian); got "
+                f"{type(model).__name__}."
+            )
+        if not isinstance(task, Task):
+            raise InvalidParameterError(
+                f"{who}: task must be a bandit_envs Task (e.g. BestArm()); got {task!r}."
+            )
         task.validate_model(model)
         self.model = model
         self.task = task
@@ -289,7 +298,13 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
     # ------------------------------------------------------------------ helpers for users
 
     def pull_action(self, arm: int) -> np.ndarray:
-        """The MultiDiscrete action that pulls ``arm``."""
+        """The MultiDiscrete action that pulls ``arm`` (an integer in ``0..K-1``)."""
+        if (isinstance(arm, (bool, np.bool_)) or not isinstance(arm, numbers.Integral)
+                or not 0 <= int(arm) < self.n_arms):
+            raise InvalidActionError(
+                f"{self.name}: pull_action needs an arm index in 0..{self.n_arms - 1}; got "
+                f"{arm!r}."
+            )
         action = np.zeros(1 + self.n_items, dtype=np.int64)
         action[0] = arm
         return action
