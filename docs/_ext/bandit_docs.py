@@ -90,7 +90,6 @@ def write_catalogues(folder: Path) -> None:
     """Write ``envs.md`` and ``agents.md`` (Markdown, MyST) from the registry into ``folder``."""
     import importlib
 
-    import registry
     from registry.catalogue import AGENTS, ENVS, compatibility_matrix
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -145,7 +144,6 @@ def write_catalogues(folder: Path) -> None:
                                          "no registered id (its task has no id yet)"), "",
                       f"Class: {{py:class}}`{entry.entry_point.replace(':', '.')}`.", ""]
     (folder / "agents.md").write_text("\n".join(agents_md), encoding="utf-8")
-    del registry
 
 
 def _builder_inited(app: Any) -> None:
