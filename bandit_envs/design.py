@@ -219,6 +219,136 @@ def _wolfe_atwood(
         w /= w.sum()
 
 
+#: Largest support of an ``init`` that :func:`g_optimal_design` refines by Newton steps directly
+#: (a larger one is first thinned by Wolfe–Atwood, as a cold start).
+_NEWTON_MAX_SUPPORT = 1500
+#: Most arms entering the Newton free set per step (in units of the rank ``r``; at least 1).
+_NEWTON_ADD_FRACTION = 0.5
+
+
+def _newton_d_optimal(
+    z: FloatArray, w: FloatArray, r: int, tol: float, max_steps: int
+) -> tuple[FloatArray, int, bool]:
+    """Active-set Newton method for D-optimality on the rows of ``z`` (warm starts).
+
+    Maximises ``log det A(w)`` over the simplex. On a free set ``F`` (the support, plus arms
+    violating ``g_k ≤ r(1 + tol)``, at most ``max(1, r/2)`` per step) the Newton direction
+    with ``Σ_F d = 0`` has a closed form: the Hessian is ``−M`` with ``M = (Z_F A⁻¹ Z_Fᵀ)∘²``
+    and ``M w = g`` (``g_k = z_kᵀA⁻¹z_k``), so ``d = w − ν M⁻¹1`` with ``ν = 1/(1ᵀM⁻¹1)``, and
+    the squared Newton decrement is ``r − ν``. Arms of ``F`` at weight 0 whose direction is not
+    positive leave ``F``. ``log det`` is self-concordant: the step is damped to
+    ``1/(1 + λ)`` while ``λ ≥ 1/4`` (Nesterov & Nemirovskii), then full, and cut at the first
+    weight that reaches 0 (that arm leaves the support). Near the optimum the convergence is
+    quadratic, where Wolfe–Atwood's is linear with a rate that degrades with the support size.
+
+    Returns:
+        ``(w, steps, converged)``; converged means ``max g ≤ r(1 + tol)`` on these rows. Not
+        converged (singular system, no progress, or ``max_steps``) leaves the caller to fall
+        back to :func:`_wolfe_atwood` from the returned ``w``.
+    """
+    from scipy.linalg import cho_factor, cho_solve
+
+    bound = r * (1.0 + tol)
+    n_add = max(1, int(_NEWTON_ADD_FRACTION * r))
+    steps = 0
+    while True:
+        inv = _information_inverse(z, w)
+        if inv is None:
+            return w, steps, False
+        g = _leverages(z, inv)
+        if float(g.max()) <= bound:
+            return w, steps, True
+        if steps >= max_steps:
+            return w, steps, False
+        steps += 1
+        free = np.flatnonzero(w > 0.0)
+        out = np.flatnonzero((g > bound) & (w <= 0.0))
+        if out.size:
+            free = np.union1d(free, out[np.argsort(-g[out], kind="stable")][:n_add])
+        while True:
+            zf = z[free]
+            gram = (zf @ inv) @ zf.T
+            m = gram * gram
+            m[np.diag_indices_from(m)] += 1e-13 * float(np.trace(m)) / free.size
+            try:
+                b = cho_solve(cho_factor(m, check_finite=False), np.ones(free.size))
+            except np.linalg.LinAlgError:
+                return w, steps, False
+            if not (np.all(np.isfinite(b)) and b.sum() > 0.0):
+                return w, steps, False
+            nu = 1.0 / float(b.sum())
+            d = w[free] - nu * b
+            entering = (w[free] <= 0.0) & (d <= 0.0)
+            if not np.any(entering):
+                break
+            free = free[~entering]
+        lam = math.sqrt(max(r - nu, 0.0))
+        alpha = 1.0 if lam < 0.25 else 1.0 / (1.0 + lam)
+        w_new = w.copy()
+        w_new[free] += alpha * d
+        if np.any(w_new[free] < 0.0):
+            # Projected step (every arm that would go negative leaves at once), kept if it
+            # increases log det; otherwise the step is cut at the first weight reaching 0.
+            proj = np.maximum(w_new, 0.0)
+            proj /= proj.sum()
+            if _log_det(z, proj) >= _log_det(z, w):
+                w_new = proj
+            else:
+                neg = np.flatnonzero(d < 0.0)
+                ratios = -w[free[neg]] / d[neg]
+                first = int(np.argmin(ratios))
+                alpha = float(ratios[first])
+                if alpha <= 0.0:
+                    return w, steps, False
+                w_new = w.copy()
+                w_new[free] += alpha * d
+                w_new[free[neg[first]]] = 0.0
+        w = np.maximum(w_new, 0.0)
+        w /= w.sum()
+
+
+def _log_det(z: FloatArray, w: FloatArray) -> float:
+    """``log det A(w)`` (``-inf`` if singular)."""
+    sign, logdet = np.linalg.slogdet((z.T * w) @ z)
+    return float(logdet) if sign > 0 else -math.inf
+
+
+def _g_warm(
+    z: FloatArray, w: FloatArray, tol: float, max_iter: int
+) -> tuple[FloatArray, int, bool]:
+    """G-optimal design from a warm start: working sets solved by :func:`_newton_d_optimal`.
+
+    Each round takes the working set of :func:`g_optimal_design` (support, violators, largest
+    leverages), refines it by Newton steps (falling back to Wolfe–Atwood if they stall) and
+    checks every arm exactly. Returns ``(w, iterations, converged)``.
+    """
+    k, r = z.shape
+    bound = r * (1.0 + tol)
+    total = 0
+    if np.count_nonzero(w) > _NEWTON_MAX_SUPPORT:  # e.g. a uniform init: thin it first
+        w, total, _ = _wolfe_atwood(z, w, r, max(tol, 1e-2), max_iter)
+    while True:
+        g = _leverages(z, _require_inverse(z, w))
+        if g.max() <= bound:
+            return w, total, True
+        if total >= max_iter:
+            return w, total, False
+        n_extra = min(k, max(4 * r, 2 * int(np.count_nonzero(w))))
+        top = np.argpartition(-g, n_extra - 1)[:n_extra] if n_extra < k else np.arange(k)
+        ws = np.zeros(k, dtype=bool)
+        ws[top] = True
+        ws |= w > 0
+        ws |= g > bound
+        idx = np.flatnonzero(ws)
+        sub_w, its, ok = _newton_d_optimal(z[idx], w[idx].copy(), r, tol, max_iter - total)
+        total += its
+        if not ok and total < max_iter:
+            sub_w, its, _ = _wolfe_atwood(z[idx], sub_w, r, tol, max_iter - total)
+            total += its
+        w = np.zeros(k)
+        w[idx] = sub_w
+
+
 def g_optimal_design(
     features: ArrayLike,
     *,
@@ -235,14 +365,23 @@ def g_optimal_design(
     working set (current support plus the arms with the largest leverages), and checks every arm
     exactly before declaring convergence; arms violating the bound are added to the working set.
 
+    Warm starts: with ``init`` (e.g. a previous solution restricted to the arms that survive an
+    elimination, or the solution of a nearby problem) the working sets are solved by an
+    active-set Newton method (:func:`_newton_d_optimal`), which converges quadratically near
+    the optimum where Wolfe–Atwood needs thousands of iterations for ``tol = 1e-6``; an
+    ``init`` with more than :data:`_NEWTON_MAX_SUPPORT` support points is first thinned by
+    Wolfe–Atwood. Without ``init`` the solver is Wolfe–Atwood throughout.
+
     Args:
         features: Arm features, shape ``(K, h)``; need not span ``R^h`` (the design is computed
             in the span, with ``A(w)⁻¹`` the inverse on the span).
         tol: Relative tolerance: stop once ``max_k x_kᵀA(w)⁻¹x_k ≤ r(1 + tol)``. This certifies
             G-efficiency ``≥ 1/(1 + tol)``.
-        max_iter: Maximum number of Frank–Wolfe iterations (all phases together).
+        max_iter: Maximum number of iterations (Frank–Wolfe iterations and Newton steps, all
+            phases together).
         init: Optional starting design, shape ``(K,)`` (normalised; its support must span the
-            arms). Default: uniform on ``r`` well-spread arms chosen by pivoted Gram–Schmidt.
+            arms): a warm start, see above. Default: uniform on ``r`` well-spread arms chosen
+            by pivoted Gram–Schmidt.
 
     Returns:
         A :class:`DesignResult` with ``value = max_k x_kᵀA(w)⁻¹x_k`` and ``lower_bound = r``.
@@ -261,6 +400,9 @@ def g_optimal_design(
         w = _spanning_start(z)
     elif _information_inverse(z, w) is None:
         raise ValueError("init does not span the arms: its information matrix is singular.")
+    else:
+        w, total, converged = _g_warm(z, w, tol, max_iter)
+        return _g_result(z, w, r, tol, total, converged)
     # Working-set strategy: the tail of the Frank-Wolfe iterations only involves arms with large
     # leverage, so iterate on those and re-check all arms exactly.
     bound = r * (1.0 + tol)
@@ -292,13 +434,20 @@ def g_optimal_design(
         total += its
         w = np.zeros(k)
         w[idx] = sub_w
+    return _g_result(z, w, r, tol, total, converged)
+
+
+def _g_result(
+    z: FloatArray, w: FloatArray, r: int, tol: float, total: int, converged: bool
+) -> DesignResult:
+    """The :class:`DesignResult` of a G-optimal solve (value recomputed exactly)."""
     value = float(_leverages(z, _require_inverse(z, w)).max())
     return DesignResult(
         weights=w,
         value=value,
         lower_bound=float(r),
         iterations=total,
-        converged=bool(converged and value <= bound),
+        converged=bool(converged and value <= r * (1.0 + tol)),
     )
 
 
@@ -998,8 +1147,26 @@ def _ip_restricted(
     return w / w.sum(), t, np.maximum(lam, 0.0), it
 
 
+def _heaviest_arms(w: FloatArray, frac: float = 1e-3) -> NDArray[np.intp]:
+    """Arms of a warm start that join a working set.
+
+    Those of weight ``≥ frac·max``, at most the ``_IP_START_ARMS // 2`` heaviest (a Frank–Wolfe
+    design keeps every arm at a tiny weight).
+    """
+    idx = np.flatnonzero(w >= frac * float(w.max()))
+    n = _IP_START_ARMS // 2
+    if idx.size > n:
+        idx = np.sort(idx[np.argsort(-w[idx], kind="stable")[:n]])
+    return idx
+
+
 def _transductive_ip(
-    prob: _Transductive, w0: FloatArray, tol: float, max_iter: int, max_rounds: int = 50
+    prob: _Transductive,
+    w0: FloatArray,
+    tol: float,
+    max_iter: int,
+    max_rounds: int = 50,
+    warm: bool = False,
 ) -> tuple[FloatArray, float, float, int, bool]:
     """Interior point with working sets of targets and arms, and a certified duality gap.
 
@@ -1010,6 +1177,8 @@ def _transductive_ip(
     :func:`_transductive_fw`, ``T* ≥ 2h_p(w) − max_k d_k(w)`` over all arms, with ``p`` the
     multipliers (zero outside the working set); at the optimum it is tight. The criterion is
     rescaled to be of order 1 at ``w0``, so that the interior point's tolerances are relative.
+    With ``warm``, the support of ``w0`` joins the first working set of arms and the first
+    restricted solve starts from ``w0`` (otherwise from uniform weights on the working set).
 
     Returns:
         ``(best_w, best_value, best_lower_bound, iterations, converged)``.
@@ -1036,10 +1205,16 @@ def _transductive_ip(
         d0 = scaled.scores(inv, q0 * c)
         top = np.argpartition(-d0, _IP_START_ARMS // 2)[: _IP_START_ARMS // 2]
         arms = np.union1d(spanning, top)
+        if warm:
+            arms = np.union1d(arms, _heaviest_arms(w0))
     best_w, best_val, best_lb = w0, math.inf, 0.0
     total = 0
     inner_tol = max(_IP_MIN_TOL, 0.1 * tol)
-    w_arms = np.full(arms.size, 1.0 / arms.size)
+    if warm:
+        w_arms = w0[arms] + 1e-3 / arms.size
+        w_arms /= w_arms.sum()
+    else:
+        w_arms = np.full(arms.size, 1.0 / arms.size)
     converged = False
     for _ in range(max_rounds):
         w_arms, t, lam, its = _ip_restricted(
@@ -1081,6 +1256,191 @@ def _transductive_ip(
     return best_w, best_val * scale, min(best_lb, best_val) * scale, total, converged
 
 
+# --------------------------------------------------------------------------- XY on lazy pairs
+#: Rows of arms per block of :func:`_pair_scan` (a block holds ``_PAIR_BLOCK × K`` values).
+_PAIR_BLOCK = 256
+#: :func:`xy_design` with ``method="auto"`` materialises the pairs up to this many.
+XY_DENSE_MAX_PAIRS = 190
+#: Pairs added to the working set per round of :func:`_xy_pair_generation`.
+_XY_ADD_PAIRS = 200
+#: Arms whose weight is below this fraction of the largest leave the pair-generation working set.
+_XY_KEEP_ARM = 1e-3
+#: Methods of :func:`xy_design`.
+_XY_METHODS = ("auto", "pair_generation", *_METHODS)
+
+
+def _whitened(z: FloatArray, w: FloatArray) -> FloatArray:
+    """Coordinates ``V = Z R⁻¹`` with ``A(w) = RᵀR``, so that ``‖y‖²_{A(w)⁻¹} = ‖yᵀR⁻¹‖²``.
+
+    From the QR factorisation of ``diag(√w) Z`` (as :meth:`_Transductive.exact`); if ``A(w)``
+    is numerically singular, from its eigendecomposition with eigenvalues floored at
+    ``1e-15·λ_max`` (as :func:`_stable_inverse`).
+    """
+    from scipy.linalg.lapack import dtrtri
+
+    rmat = np.linalg.qr(np.sqrt(w)[:, None] * z, mode="r")
+    diag = np.abs(np.diag(rmat))
+    if diag.size == z.shape[1] and diag.min() > 1e-8 * max(diag.max(), 1e-300):
+        rinv, info = dtrtri(rmat)
+        if info == 0:
+            return np.ascontiguousarray(z @ rinv)
+    m = (z.T * w) @ z
+    evals, evecs = np.linalg.eigh(0.5 * (m + m.T))
+    floor = max(float(evals[-1]), np.finfo(float).tiny) * 1e-15
+    return np.ascontiguousarray(z @ (evecs / np.sqrt(np.maximum(evals, floor))))
+
+
+def _pair_scan(
+    v: FloatArray, floor: float, frac: float, cap: int
+) -> tuple[float, IntArray, IntArray, FloatArray]:
+    """The largest ``‖v_i − v_j‖²`` over all pairs ``i < j``, and the pairs above a threshold.
+
+    The ``K(K−1)/2`` values are never stored: blocks of :data:`_PAIR_BLOCK` rows are compared
+    with the rows after them by one matrix product of the augmented coordinates
+    ``[v_i, ‖v_i‖², 1]·[−2v_j, 1, ‖v_j‖²] = ‖v_i − v_j‖²`` (``O(K²r)`` flops in BLAS, ``O(K)``
+    memory per block row). The products' rounding error is at most about
+    ``(r + 2)·ε·(‖v_i‖² + ‖v_j‖²)``; pairs are screened with a margin of 16 times that bound
+    and the values of the kept pairs are recomputed from the differences, so the maximum and
+    the selection are those of the exact values.
+
+    Args:
+        v: Whitened arm coordinates (:func:`_whitened`), shape ``(K, r)``.
+        floor: Keep pairs with a value ``≥ floor`` …
+        frac: … and ``≥ frac`` times the maximum.
+        cap: Keep at most this many pairs (the largest).
+
+    Returns:
+        ``(max_value, i, j, values)`` with the kept pairs sorted by decreasing value
+        (ties: increasing ``(i, j)``).
+    """
+    k, r = v.shape
+    sq = np.einsum("ij,ij->i", v, v)
+    left = np.hstack([v, sq[:, None], np.ones((k, 1))])
+    right = np.hstack([-2.0 * v, np.ones((k, 1)), sq[:, None]])
+    margin = 16.0 * (r + 2) * np.finfo(float).eps * 2.0 * float(sq.max(initial=0.0))
+    running = -math.inf
+    found_i: list[IntArray] = []
+    found_j: list[IntArray] = []
+    for start in range(0, k - 1, _PAIR_BLOCK):
+        stop = min(k, start + _PAIR_BLOCK)
+        block = left[start:stop] @ right[start:].T
+        block[np.tril_indices(stop - start)] = -math.inf  # j <= i
+        flat = block.ravel()
+        running = max(running, float(flat.max()))
+        thr = min(max(floor, frac * running), running) - margin  # the maximum is always kept
+        idx = np.flatnonzero(flat >= thr)
+        if idx.size > cap:
+            idx = idx[np.argpartition(-flat[idx], cap - 1)[:cap]]
+        bi, bj = np.divmod(idx, block.shape[1])
+        found_i.append(bi + start)
+        found_j.append(bj + start)
+    ii = np.concatenate(found_i) if found_i else np.zeros(0, dtype=np.int64)
+    jj = np.concatenate(found_j) if found_j else np.zeros(0, dtype=np.int64)
+    diff = v[ii] - v[jj]
+    vals = np.einsum("ij,ij->i", diff, diff)
+    top = float(vals.max(initial=0.0))
+    keep = vals >= max(floor, frac * top)
+    ii, jj, vals = ii[keep], jj[keep], vals[keep]
+    order = np.lexsort((jj, ii, -vals))[:cap]
+    return top, ii[order].astype(np.int64), jj[order].astype(np.int64), vals[order]
+
+
+def _pair_scores(v: FloatArray, diff: FloatArray, q: FloatArray) -> FloatArray:
+    """``d_k = Σ_j q_j (v_k·ṽ_j)²`` (:meth:`_Transductive.scores` in whitened coordinates)."""
+    m = (diff.T * q) @ diff
+    return np.maximum(((v @ m) * v).sum(axis=1), 0.0)
+
+
+def _xy_pair_generation(
+    z: FloatArray, w0: FloatArray, tol: float, max_iter: int, warm: bool, max_rounds: int = 50
+) -> tuple[FloatArray, float, float, int, bool]:
+    """XY design by interior point on working sets of pairs and of arms (pairs never stored).
+
+    The loop of :func:`_transductive_ip` with the targets ``z_i − z_j`` (``i < j``) generated
+    on demand: each round solves the problem restricted to a working set of pairs and of arms
+    by :func:`_ip_restricted`, then scans all pairs at the new design (:func:`_pair_scan`,
+    ``O(K²r)`` time, ``O(K)`` memory per block) for the value and for violators (pairs above the
+    restricted optimum join, at most :data:`_XY_ADD_PAIRS` per round), and prices all arms
+    (``d_k > h_p`` joins). The certificate is the one of :func:`_transductive_fw` with ``p`` the
+    restricted multipliers: ``T* ≥ 2h_p(w) − max_k d_k(w)`` (restricting the targets can only
+    lower the optimum, so the bound holds for all pairs). With ``warm``, the start design's
+    support joins the first working set of arms and the first restricted solve starts from it.
+
+    Returns:
+        ``(best_w, best_value, best_lower_bound, iterations, converged)``.
+    """
+    k, r = z.shape
+    v = _whitened(z, w0)
+    top, pi, pj, pf = _pair_scan(v, 0.0, 0.5, _XY_ADD_PAIRS)
+    if top <= 0.0:  # all arms coincide: every difference is 0
+        return w0, 0.0, 0.0, 0, True
+    scale = top
+    c = 1.0 / scale
+    keys = pi * k + pj
+    spanning = np.flatnonzero(_spanning_start(z) > 0)
+    if k <= _IP_START_ARMS:
+        arms = np.arange(k)
+    else:
+        d0 = _pair_scores(v, v[pi] - v[pj], pf / pf.sum() * c)
+        arms = np.argpartition(-d0, _IP_START_ARMS // 2)[: _IP_START_ARMS // 2]
+        arms = np.union1d(spanning, arms)
+        if warm:
+            arms = np.union1d(arms, _heaviest_arms(w0))
+    if warm:
+        w_arms = w0[arms] + 1e-3 / arms.size
+    else:
+        w_arms = np.full(arms.size, 1.0 / arms.size)
+    w_arms = w_arms / w_arms.sum()
+    best_w, best_val, best_lb = w0, math.inf, 0.0
+    total = 0
+    # The restricted solve stops at an average complementarity μ ≤ tol_in (scaled problem):
+    # its duality gap is (#pairs + #arms)·μ, so tol_in is divided by that count. Early rounds,
+    # far from the answer (large certified gap), are solved roughly.
+    rel_gap, tighten = 1.0, 1.0
+    converged = False
+    for _ in range(max_rounds):
+        keys = np.sort(keys)
+        pi, pj = keys // k, keys % k
+        y = z[pi] - z[pj]
+        inner_tol = max(_IP_MIN_TOL, 0.1 * tighten * max(tol, rel_gap) / (keys.size + arms.size))
+        w_arms, t, lam, its = _ip_restricted(
+            z[arms], y, np.full(keys.size, c), w_arms, inner_tol, max_iter
+        )
+        total += its
+        w = np.zeros(k)
+        w[arms] = w_arms
+        v = _whitened(z, w)
+        top, vi, vj, vf = _pair_scan(v, t * (1.0 + 0.1 * tol) * scale, 0.0, _XY_ADD_PAIRS)
+        value = top * c
+        if value < best_val:
+            best_w, best_val = w, value
+        diff = v[pi] - v[pj]
+        f_rows = np.einsum("ij,ij->i", diff, diff) * c
+        p = lam / lam.sum()
+        hp = float(p @ f_rows)
+        d = _pair_scores(v, diff, p * c)
+        best_lb = max(best_lb, 2.0 * hp - float(d.max()))
+        rel_gap = (best_val - best_lb) / best_val
+        if rel_gap <= tol:
+            converged = True
+            break
+        new_keys = np.setdiff1d(vi * k + vj, keys)  # violators, at most _XY_ADD_PAIRS
+        new_arms = np.setdiff1d(np.flatnonzero(d > hp * (1.0 + 0.1 * tol)), arms)
+        if new_keys.size == 0 and new_arms.size == 0:
+            if inner_tol <= _IP_MIN_TOL:
+                break
+            tighten *= 0.1  # the restricted solve was too rough
+        keys = np.union1d(keys, new_keys)
+        keep = arms[w_arms >= _XY_KEEP_ARM * float(w_arms.max())]
+        arms = np.union1d(
+            np.union1d(keep, spanning),
+            new_arms[np.argsort(-d[new_arms], kind="stable")][:_IP_ADD_ARMS],
+        )
+        w_arms = w[arms] + 1e-3 / arms.size  # warm start, strictly inside the simplex
+        w_arms /= w_arms.sum()
+    return best_w, best_val * scale, min(best_lb, best_val) * scale, total, converged
+
+
 def transductive_design(
     features: ArrayLike,
     targets: ArrayLike,
@@ -1103,14 +1463,17 @@ def transductive_design(
     and, in the end, below ``tol/2`` relative. Every iteration computes the certified lower bound
     ``T* ≥ 2h_p(w) − max_k d_k(w)`` for ``p`` = the softmax weights (convexity of
     ``h_p(w) = Σ_j p_j c_j‖y_j‖²_{A(w)⁻¹}``, with ``d_k = Σ_j p_j c_j (x_kᵀA⁻¹y_j)²``), and stops
-    once ``(value − lower_bound) / value ≤ tol``. If that does not happen, the bound is
-    re-optimised over ``p`` by a linear program, and small problems are polished by SLSQP on the
-    epigraph form (spec 001 §1.8 (a)), after which the certificate is recomputed. "Small" means
-    that a support of Carathéodory size fits in :data:`POLISH_MAX_ARMS` SLSQP variables:
-    ``min(K, r(r+1)/2 + r) ≤ 150`` (every ``K ≤ 150``; any ``K`` when the rank ``r ≤ 15``).
-    ``converged`` reports honestly whether ``tol`` was certified. Optima with tiny weights
-    (``~1e-5``, spec 001 §1.8) are resolved: the polish works on the logarithm of the
-    constraints, and the smoothed Frank–Wolfe steps are exact line searches. Optima where
+    once ``(value − lower_bound) / value ≤ tol``, or (not converged) once the certified gap has
+    not halved in 100 iterations. Small problems then have the bound re-optimised over ``p`` by
+    a linear program and are polished by SLSQP on the epigraph form (spec 001 §1.8 (a)), after
+    which the certificate is recomputed. "Small" means that a support of Carathéodory size fits
+    in :data:`POLISH_MAX_ARMS` SLSQP variables: ``min(K, r(r+1)/2 + r) ≤ 150`` (every
+    ``K ≤ 150``; any ``K`` when the rank ``r ≤ 15``). Larger problems are finished by the
+    interior-point method below, started from Frank–Wolfe's design (before issue 10 they ran
+    Frank–Wolfe to ``max_iter`` and were often left uncertified). ``converged`` reports
+    honestly whether ``tol`` was certified. Optima with tiny weights (``~1e-5``, spec 001 §1.8)
+    are resolved: the polish works on the logarithm of the constraints, and the smoothed
+    Frank–Wolfe steps are exact line searches. Optima where
     ``A(w)`` is singular (e.g. one target along one arm) are approached with weights of about
     ``1e-10`` left on the arms that keep ``A(w)`` invertible.
 
@@ -1130,8 +1493,9 @@ def transductive_design(
         target_weights: Non-negative weights ``c_j``, shape ``(J,)``; default all ones. Targets
             with ``c_j = 0`` (or ``y_j = 0``) are ignored.
         tol: Relative tolerance on the certified duality gap.
-        max_iter: Maximum number of Frank–Wolfe iterations. For problems that get the polish,
-            Frank–Wolfe also stops early once its certified gap stops halving (100 iterations).
+        max_iter: Maximum number of Frank–Wolfe iterations (and of Newton steps per
+            interior-point round). Frank–Wolfe also stops early once its certified gap stops
+            halving (100 iterations).
         init: Optional starting design, shape ``(K,)``, whose information matrix must be
             invertible on the span of the arms. Default: uniform.
         method: ``"frank_wolfe"`` (default) or ``"interior_point"`` (see above); ``max_iter``
@@ -1203,16 +1567,24 @@ def transductive_design(
             weights=w, value=value, lower_bound=lower, iterations=iters, converged=converged
         )
     polish = _polish_arm_budget(k, r) <= POLISH_MAX_ARMS
-    w, _, lower, iters, converged = _transductive_fw(
-        prob, w0, tol, int(max_iter), stall_window=100 if polish else None
-    )
+    w, _, lower, iters, converged = _transductive_fw(prob, w0, tol, int(max_iter), stall_window=100)
     f = _safe_exact(prob, w)[1]
     value = float(f.max())
     converged = value - lower <= tol * value
-    if not converged:
+    if not converged and polish:
         rows = _candidate_targets(f, max(50, 5 * r))
         if k * rows.size <= _LP_MAX_ENTRIES:
             lower = max(lower, _lp_certificate(prob, w, rows)[0])
+        converged = value - lower <= tol * value
+    if not converged and not polish:
+        # Too large for the SLSQP polish: Frank-Wolfe stalled (its certified gap did not halve
+        # in 100 iterations); finish by interior point, started from its working sets (its
+        # certificate replaces the LP's, which costs seconds at K = 10⁴).
+        w_ip, v_ip, lb_ip, ip_iters, _ = _transductive_ip(prob, w, tol, int(max_iter), warm=True)
+        iters += ip_iters
+        lower = max(lower, lb_ip)
+        if v_ip < value:
+            w, value = w_ip, v_ip
         converged = value - lower <= tol * value
     if not converged and polish:
         w_pol, lb_pol, pol_iters = _slsqp_polish(prob, w, tol)
@@ -1233,32 +1605,129 @@ def transductive_design(
     )
 
 
-def xy_design(features: ArrayLike, **kwargs: object) -> DesignResult:
+def xy_design(
+    features: ArrayLike,
+    *,
+    tol: float = 1e-3,
+    max_iter: int = 5_000,
+    init: ArrayLike | None = None,
+    method: str = "auto",
+    target_weights: ArrayLike | None = None,
+) -> DesignResult:
     """XY-allocation design: transductive design on all pairwise differences (spec 001 §2.2).
 
-    ``min_w max_{i<j} ‖x_i − x_j‖²_{A(w)⁻¹}`` (Eq. 14/25). The ``K(K−1)/2`` targets are built
-    explicitly, so memory is ``O(K² h)``: fine up to ``K`` of a few thousand.
+    ``min_w max_{i<j} ‖x_i − x_j‖²_{A(w)⁻¹}`` (Eq. 14/25), with the certified duality gap of
+    :func:`transductive_design`. Two ways to handle the ``K(K−1)/2`` targets:
+
+    * materialised (``method="frank_wolfe"`` or ``"interior_point"``): the differences are built
+      by :func:`pairwise_differences` and passed to :func:`transductive_design` with that
+      method. Memory ``O(K²h)``, and every Frank–Wolfe step touches every pair;
+    * ``method="pair_generation"``: interior point on working sets of pairs and of arms
+      (:func:`_xy_pair_generation`); the pairs are never stored. Each round scans all pairs at
+      the current design in ``O(K²r)`` BLAS flops and ``O(K)`` memory per block of rows
+      (:func:`_pair_scan`), adds the violated pairs and the improving arms, and re-solves the
+      restricted problem; the certificate covers all pairs. ``init`` gives the first
+      restricted solve its start and its support joins the first working set of arms.
+
+    ``method="auto"`` (default) materialises when there are at most
+    :data:`XY_DENSE_MAX_PAIRS` pairs (or when ``target_weights`` are given) and solves by Frank–
+    Wolfe, exactly as :func:`transductive_design` on :func:`pairwise_differences` (whose
+    SLSQP polish makes it the most accurate there); otherwise it uses pair generation.
 
     Args:
         features: Arm features, shape ``(K, h)`` with ``K ≥ 2``.
-        **kwargs: Passed to :func:`transductive_design` (``tol``, ``max_iter``, ``init``,
-            ``target_weights``).
+        tol: Relative tolerance on the certified duality gap, in ``(0, 1)``.
+        max_iter: Maximum iterations of the solver (Frank–Wolfe iterations, or Newton steps per
+            interior-point round).
+        init: Optional starting design, shape ``(K,)``, invertible on the span of the arms.
+        method: ``"auto"``, ``"pair_generation"``, ``"frank_wolfe"`` or ``"interior_point"``.
+        target_weights: Optional weights of the pairs, shape ``(K(K−1)/2,)`` in the order of
+            :func:`pairwise_differences` (materialised methods only).
 
     Returns:
-        The :class:`DesignResult` of :func:`transductive_design`.
+        A :class:`DesignResult` with ``value = max_{i<j} ‖x_i − x_j‖²_{A(w)⁻¹}`` (weighted if
+        ``target_weights`` are given) and a certified ``lower_bound``.
 
     Raises:
-        ValueError: If there are fewer than two arms, or as :func:`transductive_design`.
+        ValueError: If there are fewer than two arms, on an unknown method, on
+            ``target_weights`` with pair generation, or as :func:`transductive_design`.
     """
     x = np.asarray(features, dtype=np.float64)
     if x.ndim != 2 or x.shape[0] < 2:
         raise ValueError(
             f"xy_design needs features of shape (K, h) with K >= 2. Got shape {x.shape}."
         )
-    return transductive_design(x, pairwise_differences(x), **kwargs)  # type: ignore[arg-type]
+    if method not in _XY_METHODS:
+        raise ValueError(f"method is expected to be one of {_XY_METHODS}. Got {method!r}.")
+    k = x.shape[0]
+    if method == "auto":
+        dense = k * (k - 1) // 2 <= XY_DENSE_MAX_PAIRS or target_weights is not None
+        method = "frank_wolfe" if dense else "pair_generation"
+    if method != "pair_generation":
+        return transductive_design(
+            x, pairwise_differences(x), target_weights, tol=tol, max_iter=max_iter, init=init,
+            method=method,
+        )
+    if target_weights is not None:
+        raise ValueError(
+            "target_weights are not supported with method='pair_generation' (the pairs are "
+            "not materialised); use method='frank_wolfe' or 'interior_point'."
+        )
+    _, z, _ = _check_features(x)
+    if not (np.isfinite(tol) and 0 < tol < 1):
+        raise ValueError(f"tol is expected in (0, 1). Got {tol!r}.")
+    if int(max_iter) != max_iter or max_iter < 0:
+        raise ValueError(f"max_iter is expected to be a non-negative integer. Got {max_iter!r}.")
+    w0 = _check_init(init, k)
+    if w0 is None:
+        # Start from a rough G-optimal design: its support is nearly contained in the XY
+        # design's (the XY criterion is within a factor 4 of G's, spec 001 Lemma 7).
+        w0 = _wolfe_atwood(z, _spanning_start(z), z.shape[1], 1e-2, 10 * k)[0]
+    elif _information_inverse(z, w0) is None:
+        raise ValueError(
+            "init does not span the arms: its information matrix is singular on their span."
+        )
+    w, value, lower, iters, converged = _xy_pair_generation(z, w0, tol, int(max_iter), True)
+    return DesignResult(
+        weights=w, value=value, lower_bound=lower, iterations=iters, converged=converged
+    )
 
 
 # --------------------------------------------------------------------------- rounding
+#: :func:`round_design` adjusts the start's total by a heap beyond this many unit steps (each
+#: vectorised step costs ``O(p)``; the heap costs ``O(p)`` once and ``O(log p)`` per step).
+_ROUND_HEAP_STEPS = 32
+
+
+def _adams_adjust(counts: IntArray, ws: FloatArray, delta: int) -> IntArray:
+    """Add (``delta > 0``) or remove (``delta < 0``) ``|delta|`` pulls one at a time, by a heap.
+
+    The same choices as :func:`round_design`'s vectorised loops: add to the smallest next key
+    ``counts_i / w_i`` (lowest index on ties), remove from the largest last key
+    ``(counts_i − 1) / w_i`` (highest index on ties); the keys are the same float64 quotients.
+    """
+    import heapq
+
+    c = counts.tolist()
+    wl = ws.tolist()
+    if delta > 0:
+        heap = [(ci / wi, i) for i, (ci, wi) in enumerate(zip(c, wl, strict=True))]
+        heapq.heapify(heap)
+        for _ in range(delta):
+            _, i = heapq.heappop(heap)
+            c[i] += 1
+            heapq.heappush(heap, (c[i] / wl[i], i))
+    else:
+        heap = [(-((ci - 1) / wi), -i) for i, (ci, wi) in enumerate(zip(c, wl, strict=True))]
+        heapq.heapify(heap)
+        for _ in range(-delta):
+            _, mi = heapq.heappop(heap)
+            i = -mi
+            c[i] -= 1
+            heapq.heappush(heap, (-((c[i] - 1) / wl[i]), mi))
+    return np.asarray(c, dtype=np.int64)
+
+
 def round_design(weights: ArrayLike, n: int, *, support_tol: float = 1e-12) -> IntArray:
     """Efficient rounding of a design to ``n`` integer pulls (Pukelsheim 2006, ch. 12).
 
@@ -1314,6 +1783,9 @@ def round_design(weights: ArrayLike, n: int, *, support_tol: float = 1e-12) -> I
     # apportionment for n iff it takes the n smallest keys, i.e. every taken "last" key is
     # smaller (lexicographically) than every untaken "next" key.
     total = int(counts.sum())
+    if abs(total - n) > _ROUND_HEAP_STEPS:
+        counts = _adams_adjust(counts, ws, n - total)
+        total = n
     while total < n:  # at most p/2 + 1 iterations (Pukelsheim's bound on the start's error)
         i = int(np.argmin(counts / ws))  # next keys; argmin takes the lowest index on ties
         counts[i] += 1
