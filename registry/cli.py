@@ -1,9 +1,11 @@
 """``bandit-bench``: the command line of the suite.
 
 Subcommands: ``list`` (environments, agents and their compatibility), ``run`` (a sweep from
-flags or a TOML config), ``report DIR`` (tables), ``plot DIR`` (PNG figures) and ``demo`` (a
-one-minute benchmark that needs no download). Exit codes: 0 success, 1 a sweep had crashed
-episodes, 2 invalid usage or configuration.
+flags or a TOML config), ``report DIR`` (tables), ``plot DIR`` (PNG figures), ``demo`` (a
+one-minute benchmark that needs no download) and ``audit`` (the δ-audit of every
+fixed-confidence agent, :mod:`registry.audit`). Exit codes: 0 success, 1 a sweep had crashed
+episodes (``audit``: or a violation by an agent whose default threshold is not a known
+heuristic), 2 invalid usage or configuration.
 """
 
 from __future__ import annotations
@@ -190,6 +192,40 @@ def _cmd_plot(args: argparse.Namespace) -> int:
     return 0
 
 
+def _names(items: Sequence[str] | None) -> list[str] | None:
+    """Repeatable, comma-separated names (``--agents A,B --agents C``), or None."""
+    if not items:
+        return None
+    return [name.strip() for item in items for name in item.split(",") if name.strip()]
+
+
+def _cmd_audit(args: argparse.Namespace) -> int:
+    from registry import audit
+
+    if args.list:
+        print("Easy instances (--envs takes these names or their env ids):")
+        print(audit.describe_instances(markdown=args.markdown))
+        print("\nFixed-confidence agents (--agents), with their heuristic defaults:")
+        for name in audit.fixed_confidence_agents():
+            print(f"  {name:<20} {audit.heuristic_note(name) or 'proven threshold'}")
+        return 0
+    deltas = [_value(d) for d in _names(args.delta) or [str(audit.DEFAULT_DELTA)]]
+    agent_runs = _pairs(args.agent_runs, "--agent-runs", False)
+    for name, value in agent_runs.items():
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ConfigError(f"--agent-runs {name}= takes an integer >= 1; got {value!r}.")
+    result = audit.run_audit(
+        _names(args.agents), _names(args.envs), runs=args.runs, deltas=deltas, out=args.out,
+        agent_runs=agent_runs, seed=args.seed, backend=args.backend, n_jobs=args.jobs,
+        retry_errors=args.retry_errors, log=(lambda line: None) if args.quiet else None,
+    )
+    print(audit.audit_report(result, markdown=args.markdown))
+    print(f"ran {result.ran} episode(s), resumed {result.resumed} already finished, in "
+          f"{result.seconds:.0f} s; results in {args.out}", file=sys.stderr)
+    crashed = any(r["crashed"] for r in result.rows)
+    return 1 if result.genuine_violations or crashed else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``bandit-bench``."""
     parser = argparse.ArgumentParser(
@@ -244,6 +280,42 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p_demo.add_argument("--seeds", type=int, default=100, help="episodes per row (default 100)")
     p_demo.set_defaults(func=_cmd_demo)
+    p_audit = sub.add_parser(
+        "audit",
+        help="the delta-audit: every fixed-confidence agent on easy instances, error rate vs "
+        "delta with a Clopper-Pearson interval",
+        description="Run every fixed-confidence agent of the catalogue (default parameters) on "
+        "the easy instances of every env it supports, RUNS seeds each, and flag VIOLATION when "
+        "the Clopper-Pearson 95%% interval of the error rate lies above delta. Each (agent, "
+        "instance, delta) is a resumable sweep in OUT/<agent>/<instance>/delta=<delta>.",
+    )
+    p_audit.add_argument("--agents", action="append", metavar="A,B",
+                         help="agents to audit (repeatable or comma-separated; default: all "
+                         "fixed-confidence agents)")
+    p_audit.add_argument("--envs", action="append", metavar="E,F",
+                         help="easy instance names or env ids (default: the default easy "
+                         "instances; see --list)")
+    p_audit.add_argument("--runs", type=int, default=1000,
+                         help="seeds per (agent, instance, delta) (default 1000)")
+    p_audit.add_argument("--agent-runs", action="append", metavar="NAME=N",
+                         help="seeds for one agent instead of --runs (repeatable), e.g. PAL=200")
+    p_audit.add_argument("--delta", action="append", metavar="D1,D2",
+                         help="confidence delta (repeatable or comma-separated; default 0.1)")
+    p_audit.add_argument("--out", default="audit-results",
+                         help="the results folder (default ./audit-results); an existing one "
+                         "is resumed")
+    p_audit.add_argument("--jobs", type=int, help="worker processes (default: all CPUs)")
+    p_audit.add_argument("--backend", choices=list(BACKENDS), default="process",
+                         help="sweep backend (default: process)")
+    p_audit.add_argument("--seed", type=int, default=0, help="the sweep seed (default 0)")
+    p_audit.add_argument("--retry-errors", action="store_true",
+                         help="on resume, run crashed episodes again")
+    p_audit.add_argument("--markdown", action="store_true", help="Markdown tables")
+    p_audit.add_argument("--quiet", action="store_true", help="no line per finished cell")
+    p_audit.add_argument("--list", action="store_true",
+                         help="list the easy instances and the agents' heuristic defaults, and "
+                         "exit")
+    p_audit.set_defaults(func=_cmd_audit)
     return parser
 
 
