@@ -114,6 +114,13 @@ class LinearTrackAndStop(BaseAgent):
       in theory** (the usual choice in experiments; much closer to T*·log(1/δ)).
     * a number b > 0: β ≡ b. **Heuristic**, for calibration studies.
 
+    The full O(K h) statistic is skipped when one alternative already certifies that the test
+    fails: Z(t) is a minimum over x ≠ x̂, so the term of the last minimiser w bounds it from
+    above, in O(h); when that bound is below β (for the proven threshold: below its factor-1
+    lower bound), the exact test would fail too, and nothing else changes (an exact
+    certificate, not a lazy test: the agent stops at the same pull, and :attr:`statistic`
+    computes Z(t) when read).
+
     The default is the proven threshold so that, like every zoo agent at its defaults, the agent
     is δ-correct; ``threshold="heuristic"`` is one keyword away.
 
@@ -253,6 +260,10 @@ class LinearTrackAndStop(BaseAgent):
         self._p: np.ndarray | None = None  # Z A^-1, shape (K, r)
         self._q: np.ndarray | None = None  # leverages z_k^T A^-1 z_k
         self._since_refresh = 0
+        self._outer = np.empty((k, r))  # work array of the rank-one update of P
+        self._buf = np.empty(k)
+        self._witness = -1  # the last minimiser x of the GLR statistic (best-arm task)
+        self._exact_glr = type(self)._glr is LinearTrackAndStop._glr
         self._lmin = 0.0  # lower bound of lambda_min(A_t)
         self._lmin_t = -1
         # proven threshold: (A + reg I)^-1 and log det(I + A/reg)
@@ -312,8 +323,11 @@ class LinearTrackAndStop(BaseAgent):
             den = 1.0 + float(self._q[arm])
             zu = self._z @ u
             zu /= den
-            self._p -= zu[:, None] * u[None, :]
-            self._q -= zu * zu * den
+            outer = np.multiply.outer(zu, u, out=self._outer)
+            self._p -= outer
+            buf = np.multiply(zu, zu, out=self._buf)
+            buf *= den
+            self._q -= buf
             self._since_refresh += 1
             if self._since_refresh >= _REFRESH_EVERY:
                 self._refresh()
@@ -322,6 +336,9 @@ class LinearTrackAndStop(BaseAgent):
         means = self._p @ self._b
         self._key = self._answer_key(means)
         if self.spec.fixed_budget:
+            return
+        if self._exact_glr and self._glr_certainly_below(means):
+            self._stop = False  # the exact test would fail too (see _glr_certainly_below)
             return
         self._z_stat = self._glr(means)
         self._stop = self._z_stat >= self._threshold_value()
@@ -339,7 +356,55 @@ class LinearTrackAndStop(BaseAgent):
         best = int(np.argmax(means))
         cross = self._z @ self._p[best]
         norms = self._q[best] + self._q - 2.0 * cross
-        return glr_from_norms(means, best, norms, self._sigma)
+        z_stat = glr_from_norms(means, best, norms, self._sigma)
+        if self.n_arms > 1 and self._sigma > 0.0:  # remember the minimiser (the next witness)
+            gaps = means[best] - means
+            gaps[best] = math.inf
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ratio = gaps * gaps / np.maximum(norms, 0.0)
+            ratio[best] = math.inf
+            self._witness = int(np.argmin(ratio))
+        return z_stat
+
+    def _glr_certainly_below(self, means: np.ndarray) -> bool:
+        """Whether Z(t) < β(t, δ) is certain from one alternative (O(h), exact; best arm).
+
+        Z(t) is a minimum over the alternatives x ≠ x̂, so the term of any one x bounds it from
+        above: with the last minimiser w (an exact certificate, not a lazy test),
+        Z(t) ≤ Δ̂(x̂, w)²/(2σ²‖x̂ − w‖²_{A_t⁻¹}). When that bound is below β — for the proven
+        threshold, below its lower bound log(1/δ) + ½ log det(I + A_t/η), under which the exact
+        test takes the branch without side effects (no λ_min refresh) — the exact test fails
+        too, so it is skipped: the decisions are those of the exact test at every pull.
+        β is then computed as the exact test does, and :attr:`statistic` computes Z(t) when
+        read.
+        """
+        w = self._witness
+        if w < 0 or self._sigma <= 0.0:
+            return False
+        best = int(np.argmax(means))
+        if best == w:
+            return False
+        gap = float(means[best] - means[w])
+        if gap <= 0.0:
+            return False
+        norm = float(self._q[best] + self._q[w] - 2.0 * (self._z[w] @ self._p[best]))
+        if norm <= 0.0:
+            return False
+        # the 1e-9 margin covers the round-off between this O(h) norm and the O(K h) one
+        upper = gap * gap / norm / (2.0 * self._sigma * self._sigma) * (1.0 + 1e-9)
+        if not self._proven:
+            beta = self._threshold_value()
+            if upper < beta:
+                self._z_stat = math.nan  # computed on demand by :attr:`statistic`
+                return True
+            return False
+        base = math.log(1.0 / self._delta) + 0.5 * self._logdet
+        if upper < base:
+            self._beta = self_normalized_threshold(self._logdet, max(self._lmin, 1e-300),
+                                                   self._delta, self._reg)
+            self._z_stat = math.nan
+            return True
+        return False
 
     def _design_targets(self, means: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Targets y_j and weights c_j of the allocation min_w max_j c_j‖y_j‖²_{A(w)⁻¹}.
@@ -457,7 +522,7 @@ class LinearTrackAndStop(BaseAgent):
         if self._needs_forcing():
             arm = self._forced_arm()
         elif self.tracking == "C":
-            arm = int(np.argmax(self._cum - self.counts))
+            arm = int(np.subtract(self._cum, self.counts, out=self._buf).argmax())
         else:
             arm = int(np.argmax((self.t + 1) * self._w - self.counts))
         self._chosen_t, self._chosen = self.t, arm
@@ -479,7 +544,10 @@ class LinearTrackAndStop(BaseAgent):
     @property
     def statistic(self) -> tuple[float, float]:
         """(Z(t), β(t, δ)) at the last stopping test (fixed confidence)."""
-        return getattr(self, "_z_stat", 0.0), getattr(self, "_beta", math.inf)
+        z_stat = getattr(self, "_z_stat", 0.0)
+        if math.isnan(z_stat):  # the last test was certified by one alternative: compute Z(t)
+            z_stat = self._z_stat = self._glr(self._p @ self._b)
+        return z_stat, getattr(self, "_beta", math.inf)
 
     @property
     def design_solves(self) -> int:
