@@ -61,10 +61,32 @@ class UnknownNameError(BanditEnvError, KeyError):
         return str(self.args[0]) if self.args else ""
 
 
+class ResultsWriteError(BanditEnvError, OSError):
+    """The results file of a sweep could not be written (full disk, quota, I/O error).
+
+    The records written before are intact and the sweep resumes when run again. ``errno`` is
+    the operating system's error number; the original ``OSError`` is the ``__cause__``.
+    """
+
+
+class CorruptResultsError(InvalidParameterError):
+    """A results file holds a line that is not a record before its last line.
+
+    A crash can only cut the last line of a file the sweep appends to, so such a line comes
+    from something else (two sweeps writing into one folder at once, a hand edit, a damaged
+    disk) and is left for the user to look at.
+    """
+
+
+class WorkerLostError(BanditEnvError, RuntimeError):
+    """The worker processes of a sweep died before they started any episode."""
+
+
 __all__ = [
     "AgentProtocolError",
     "BanditEnvError",
     "BudgetExceededError",
+    "CorruptResultsError",
     "DataError",
     "EpisodeOver",
     "IncompatibleAgentError",
@@ -73,5 +95,7 @@ __all__ = [
     "InvalidInstanceError",
     "InvalidParameterError",
     "ResetNeeded",
+    "ResultsWriteError",
     "UnknownNameError",
+    "WorkerLostError",
 ]

@@ -7,6 +7,21 @@ record therefore never depends on the backend, the number of workers or the orde
 a killed sweep loses at most the episodes in flight, and re-running the same sweep into the same
 folder skips what is already done.
 
+Faults, and what each does:
+
+* A worker process that dies mid-episode (a crash in native code, the out-of-memory killer,
+  ``os.kill`` in an agent) costs only the episodes it held: the finished records of the other
+  workers are kept, the episodes that were running are run once more, each alone in a fresh
+  process (``process``) or task (``ray``), and one that kills its process again becomes an error
+  record (``error_type`` ``"WorkerDied"``); the rest of the sweep goes on.
+* A results file that cannot be written (full disk, quota) stops the sweep with
+  :class:`ResultsWriteError`; the partly written record is cut off, every record before it is
+  intact, and running the same sweep again resumes.
+* A cut last line (a write interrupted by a kill) is removed with a warning that names the file
+  and the line, and its episode runs again. A bad line *before* the last cannot come from a
+  crash (the sweep only appends), so it is :class:`CorruptResultsError`, naming the file and the
+  line, and nothing is changed.
+
 Why JSON Lines rather than SQLite: one writer (the parent process) appends one line per
 episode, so there is nothing to lock; a crash can only leave a partial last line, which is
 detected and cut on the next open; the file is human-readable, greppable and streams into pandas
@@ -17,22 +32,29 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import errno
 import hashlib
 import importlib
 import itertools
 import json
 import os
+import signal
 import sys
 import time
 import traceback
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from bandit_envs.errors import InvalidParameterError
+from bandit_envs.errors import (
+    CorruptResultsError,
+    InvalidParameterError,
+    ResultsWriteError,
+    WorkerLostError,
+)
 
 BACKENDS = ("serial", "process", "ray")
 RESULTS_FILE = "results.jsonl"
@@ -251,11 +273,9 @@ def _make_env(setting: EnvSetting) -> Any:
     return env
 
 
-def run_one(episode: Episode) -> dict[str, Any]:
-    """Run one episode and return its record (an error record if anything raised)."""
-    from bandit_envs.runner import run_episode
-
-    record: dict[str, Any] = {
+def _header(episode: Episode) -> dict[str, Any]:
+    """The fields every record of ``episode`` starts with."""
+    return {
         "key": episode.key,
         "env_id": episode.env.id,
         "env_kwargs": episode.env.kwargs,
@@ -266,6 +286,49 @@ def run_one(episode: Episode) -> dict[str, Any]:
         "run": episode.run,
         "seed": episode.seed,
     }
+
+
+def lost_record(episode: Episode, how: str) -> dict[str, Any]:
+    """The error record of an episode whose worker process died twice while running it.
+
+    Args:
+        episode: the episode.
+        how: how the worker died, e.g. ``"killed by signal SIGKILL"``.
+
+    Returns:
+        A record with ``status="error"`` and ``error_type="WorkerDied"``.
+    """
+    record = _header(episode)
+    record.update(
+        status="error",
+        error_type="WorkerDied",
+        error_message=(
+            f"the worker process died while running this episode ({how}), also when it ran "
+            f"alone; no record is possible. A crash in native code, the out-of-memory killer "
+            f"or os.kill/os._exit in the agent do this; resume with retry_errors=True to try "
+            f"again."
+        ),
+        traceback="",
+    )
+    return record
+
+
+def _exit_text(exitcode: int | None) -> str:
+    if exitcode is not None and exitcode < 0:
+        try:
+            return f"killed by signal {signal.Signals(-exitcode).name}"
+        except ValueError:
+            return f"killed by signal {-exitcode}"
+    if exitcode:
+        return f"exit code {exitcode}"
+    return "it exited without a result"
+
+
+def run_one(episode: Episode) -> dict[str, Any]:
+    """Run one episode and return its record (an error record if anything raised)."""
+    from bandit_envs.runner import run_episode
+
+    record = _header(episode)
     try:
         env = _make_env(episode.env)
         agent = resolve_agent(episode.agent.name, episode.agent.kwargs)
@@ -294,54 +357,95 @@ def run_chunk(episodes: Sequence[Episode]) -> list[dict[str, Any]]:
 # --------------------------------------------------------------------------- the results file
 
 
+def _record_of(line: bytes) -> tuple[dict[str, Any] | None, str]:
+    """The record a results line holds, or None and what is wrong with the line."""
+    try:
+        record = json.loads(line)
+    except ValueError:  # JSONDecodeError, or bytes that are not UTF-8
+        return None, "is not valid JSON"
+    if not isinstance(record, dict) or not isinstance(record.get("key"), str):
+        return None, 'is not a JSON object with a "key"'
+    return record, ""
+
+
+def _parse_results(path: Path, data: bytes) -> tuple[list[dict[str, Any]], int, int | None]:
+    """The records of a results file's bytes.
+
+    Returns:
+        The records, the byte offset where the last complete record line ends, and the line
+        number of a cut last line (``None`` when the file has none).
+
+    Raises:
+        CorruptResultsError: a line before the last holds no record.
+    """
+    records: list[dict[str, Any]] = []
+    pos = good_end = number = 0
+    while pos < len(data):
+        newline = data.find(b"\n", pos)
+        end = len(data) if newline < 0 else newline + 1
+        line = data[pos:end].strip()
+        number += 1
+        if line:
+            record, problem = _record_of(line)
+            if record is None:
+                rest = data[end:].strip(b" \t\r\n\0")
+                if not rest:
+                    return records, good_end, number
+                after = rest.count(b"\n") + 1
+                text = line.decode("utf-8", "replace")
+                shown = text if len(text) <= 40 else text[:40] + "..."
+                raise CorruptResultsError(
+                    f"{path}: line {number} {problem}: {shown!r}, and {after} line(s) follow "
+                    f"it. A crash only cuts the last line, so something else "
+                    f"changed the file (two sweeps writing into one folder at once, a hand "
+                    f"edit, a damaged disk); nothing was changed. Repair or delete line "
+                    f"{number}: its episode then runs again on resume."
+                )
+            records.append(record)
+        good_end = pos = end
+    return records, good_end, None
+
+
 class ResultsLog:
     """An append-only JSON Lines file of episode records: one writer, crash-safe.
 
-    Every record is written and flushed to the operating system before :meth:`append` returns,
-    so killing the sweep (Ctrl-C, SIGKILL) loses nothing that finished. Records are also
-    fsynced to the disk, at most ``fsync_interval`` seconds after they were written (0: every
-    record; an fsync costs milliseconds, more than a short episode), and at :meth:`close`.
+    Every record is written to the operating system in full before :meth:`append` returns, so
+    killing the sweep (Ctrl-C, SIGKILL) loses nothing that finished. Records are also fsynced to
+    the disk, at most ``fsync_interval`` seconds after they were written (0: every record; an
+    fsync costs milliseconds, more than a short episode), and at :meth:`close`.
 
-    Opening an existing file reads every complete record; a partial or corrupt *last* line
-    (a write cut by a kill) is cut off with a warning. A corrupt line elsewhere is an error.
+    Opening an existing file reads every complete record; a cut last line (a write interrupted
+    by a kill) is removed with a warning naming the file and the line. A line before the last
+    that holds no record is :class:`CorruptResultsError`. A record that cannot be written (full
+    disk) is cut off again and :meth:`append` raises :class:`ResultsWriteError`: the file then
+    ends with the last complete record.
+
+    Args:
+        path: the ``.jsonl`` file (created if missing).
+        fsync_interval: seconds between two fsyncs (0: after every record).
     """
 
     def __init__(self, path: str | os.PathLike[str], fsync_interval: float = 0.2) -> None:
         self.path = Path(path)
         self.fsync_interval = float(fsync_interval)
         self._synced_at = 0.0
+        self._failed = False
         self.records: list[dict[str, Any]] = []
         if self.path.exists():
             self._load()
-        self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
+        self._fd: int | None = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+        self._size = os.fstat(self._fd).st_size
 
     def _load(self) -> None:
         data = self.path.read_bytes()
-        pos = good_end = 0
-        number = 0
-        while pos < len(data):
-            newline = data.find(b"\n", pos)
-            end = len(data) if newline < 0 else newline + 1
-            line = data[pos:end].strip()
-            number += 1
-            if line:
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError:
-                    if data[end:].strip():
-                        raise InvalidParameterError(
-                            f"{self.path}: line {number} is not valid JSON; the results file is "
-                            f"corrupt (only a cut last line can be repaired)."
-                        ) from None
-                    warnings.warn(
-                        f"{self.path}: the last line is incomplete (an interrupted write); it "
-                        f"was removed and that episode will be run again.",
-                        RuntimeWarning,
-                        stacklevel=3,
-                    )
-                    break
-                self.records.append(record)
-            good_end = pos = end
+        self.records, good_end, cut = _parse_results(self.path, data)
+        if cut is not None:
+            warnings.warn(
+                f"{self.path}: line {cut}, the last line is incomplete (an interrupted write); "
+                f"it was removed and its episode will be run again.",
+                RuntimeWarning,
+                stacklevel=4,
+            )
         if good_end < len(data):
             with open(self.path, "r+b") as fh:
                 fh.truncate(good_end)
@@ -350,21 +454,81 @@ class ResultsLog:
                 fh.write(b"\n")
 
     def append(self, record: dict[str, Any]) -> None:
-        """Write and flush one record (fsync at most ``fsync_interval`` seconds later)."""
-        self._file.write(json.dumps(record, sort_keys=True) + "\n")
-        self._file.flush()
-        now = time.monotonic()
-        if now - self._synced_at >= self.fsync_interval:
-            os.fsync(self._file.fileno())
-            self._synced_at = now
+        """Write one record in full (fsync at most ``fsync_interval`` seconds later).
+
+        Args:
+            record: a JSON-serialisable record with a ``"key"``.
+
+        Raises:
+            ResultsWriteError: the record could not be written; the file is left as it was.
+        """
+        if self._fd is None or self._failed:
+            raise ResultsWriteError(f"{self.path}: the results log is closed or has failed.")
+        payload = (json.dumps(record, sort_keys=True) + "\n").encode("utf-8")
+        data = memoryview(payload)
+        start = self._size
+        try:
+            while data:
+                written = os.write(self._fd, data)
+                if written <= 0:
+                    raise OSError(errno.EIO, "the write made no progress")
+                data = data[written:]
+            now = time.monotonic()
+            if now - self._synced_at >= self.fsync_interval:
+                os.fsync(self._fd)
+                self._synced_at = now
+        except OSError as exc:
+            self._fail(self._fd, exc, start)
+        self._size = start + len(payload)
         self.records.append(record)
 
+    def _fail(self, fd: int, exc: OSError, start: int) -> None:
+        """Cut the file back to ``start`` (the record being written) and raise."""
+        self._failed = True
+        try:
+            os.ftruncate(fd, start)
+            kept = "the partly written record was removed"
+        except OSError:
+            kept = "the partly written record may remain; the next run removes it"
+        reason = exc.strerror or str(exc)
+        code = errno.errorcode.get(exc.errno or 0)
+        error = ResultsWriteError(
+            f"{self.path}: cannot write to the results file: {reason}"
+            f"{f' ({code})' if code else ''}. The {len(self.records)} record(s) before it are "
+            f"intact and {kept}. Free some space (or fix the file system), then run the same "
+            f"sweep again: it resumes where it stopped."
+        )
+        error.errno = exc.errno
+        raise error from exc
+
     def close(self) -> None:
-        """Flush, fsync and close the file."""
-        if not self._file.closed:
-            self._file.flush()
-            os.fsync(self._file.fileno())
-            self._file.close()
+        """Fsync and close the file (after a failed write, without raising again).
+
+        Raises:
+            ResultsWriteError: the final fsync failed.
+        """
+        if self._fd is None:
+            return
+        fd, self._fd = self._fd, None
+        try:
+            os.fsync(fd)
+        except OSError as exc:
+            if not self._failed:
+                self._failed = True
+                error = ResultsWriteError(
+                    f"{self.path}: cannot write the results file to the disk: "
+                    f"{exc.strerror or exc}. Run the same sweep again: it resumes from the "
+                    f"records that reached the disk."
+                )
+                error.errno = exc.errno
+                raise error from exc
+        finally:
+            os.close(fd)
+
+    def __del__(self) -> None:
+        fd = getattr(self, "_fd", None)
+        if fd is not None:  # never closed: release the descriptor (close() also fsyncs)
+            os.close(fd)
 
     def __enter__(self) -> ResultsLog:
         return self
@@ -374,34 +538,57 @@ class ResultsLog:
 
 
 def read_results(folder: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """All records of a sweep folder (or of a results file), in the order they finished."""
+    """All records of a sweep folder (or of a results file), in the order they finished.
+
+    A key recorded twice (an error record, then the record of its rerun under
+    ``retry_errors=True``) counts once, with its last record, as on resume. The file is not
+    changed: a cut last line is skipped with a warning, and a bad line before the last raises,
+    as when a sweep resumes.
+
+    Args:
+        folder: a sweep folder, or the path of its ``results.jsonl``.
+
+    Returns:
+        The records, one per key.
+
+    Raises:
+        InvalidParameterError: there is no results file.
+        CorruptResultsError: a line before the last holds no record.
+    """
     path = Path(folder)
     if path.is_dir():
         path = path / RESULTS_FILE
     if not path.exists():
         raise InvalidParameterError(f"read_results: no results file at {path}.")
-    records = []
-    for i, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
-        if not line.strip():
-            continue
-        try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError:
-            warnings.warn(f"{path}: line {i + 1} is not valid JSON; skipped.", RuntimeWarning,
-                          stacklevel=2)
-    return records
+    records, _, cut = _parse_results(path, path.read_bytes())
+    if cut is not None:
+        warnings.warn(
+            f"{path}: line {cut}, the last line is incomplete (an interrupted write); it was "
+            f"skipped (the next run of the sweep removes it and runs its episode again).",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+    latest: dict[str, dict[str, Any]] = {}
+    for record in records:
+        latest.pop(record["key"], None)
+        latest[record["key"]] = record
+    return list(latest.values())
 
 
 # --------------------------------------------------------------------------- backends
 
 
-def _chunks(items: Sequence[Episode], size: int) -> Iterator[list[Episode]]:
+#: What a backend yields: the records of each finished chunk of episodes.
+_Records = Generator[list[dict[str, Any]], None, None]
+
+
+def _chunks(items: Sequence[Any], size: int) -> Iterator[list[Any]]:
     for i in range(0, len(items), size):
         yield list(items[i:i + size])
 
 
 def _serial(episodes: Sequence[Episode], n_jobs: int, address: str | None
-            ) -> Iterator[list[dict[str, Any]]]:
+            ) -> _Records:
     for episode in episodes:
         yield [run_one(episode)]
 
@@ -447,29 +634,128 @@ def _worker_threads(n_jobs: int) -> Iterator[None]:
                 os.environ.pop(name, None)
 
 
-def _process(episodes: Sequence[Episode], n_jobs: int, address: str | None
-             ) -> Iterator[list[dict[str, Any]]]:
-    import multiprocessing
+#: Per-episode states shared with the workers of one process pool (see :func:`_process_pass`).
+_PENDING, _STARTED, _FINISHED = 0, 1, 2
+_STATES: Any = None
+
+
+def _init_worker(states: Any) -> None:
+    """Pool initializer: keep the shared episode states of this pass."""
+    global _STATES
+    _STATES = states
+
+
+def _run_marked(chunk: Sequence[tuple[int, Episode]]) -> list[dict[str, Any]]:
+    """Run a chunk in a pool worker, marking each episode started, then finished."""
+    records = []
+    for index, episode in chunk:
+        _STATES[index] = _STARTED
+        records.append(run_one(episode))
+        _STATES[index] = _FINISHED
+    return records
+
+
+def _run_alone(episode: Episode, connection: Any) -> None:
+    """Target of the process that runs one suspect episode alone."""
+    connection.send(run_one(episode))
+    connection.close()
+
+
+def _process_pass(
+    episodes: Sequence[Episode], n_jobs: int, context: Any
+) -> Generator[list[dict[str, Any]], None, tuple[list[Episode], list[Episode]]]:
+    """Run episodes in a pool until they are done or the pool breaks (a worker died).
+
+    Yields the records of every chunk that finished, also after the pool broke.
+
+    Returns:
+        The lost episodes (their chunk's records never came back), and those of them that
+        were running when the pool broke: one of these killed its worker.
+    """
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures.process import BrokenProcessPool
 
     size = max(1, min(8, len(episodes) // (4 * n_jobs)))
-    chunks = list(_chunks(episodes, size))
-    context = _worker_context(multiprocessing)
-    with ProcessPoolExecutor(max_workers=n_jobs, mp_context=context) as pool:
+    chunks = list(_chunks(list(enumerate(episodes)), size))
+    states = context.RawArray("b", len(episodes))
+    lost: list[int] = []
+    with ProcessPoolExecutor(max_workers=n_jobs, mp_context=context,
+                             initializer=_init_worker, initargs=(states,)) as pool:
         with _worker_threads(n_jobs):  # workers (and the fork server) start on submit
-            pending = {pool.submit(run_chunk, c) for c in chunks}
+            pending = {pool.submit(_run_marked, c): c for c in chunks}
         try:
             while pending:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for future in done:
-                    yield future.result()
+                    chunk = pending.pop(future)
+                    try:
+                        records = future.result()
+                    except BrokenProcessPool:
+                        lost += [index for index, _ in chunk]
+                        continue
+                    yield records
         finally:
             for future in pending:
                 future.cancel()
+    lost.sort()  # the plan's order
+    running = [episodes[i] for i in lost if states[i] == _STARTED]
+    return [episodes[i] for i in lost], running
+
+
+def _run_isolated(episode: Episode, n_jobs: int, context: Any) -> dict[str, Any]:
+    """Run one episode alone in a fresh process: its record, or its lost record if it dies."""
+    reader, writer = context.Pipe(duplex=False)
+    process = context.Process(target=_run_alone, args=(episode, writer), daemon=True)
+    with _worker_threads(n_jobs):
+        process.start()
+    writer.close()
+    try:
+        record = reader.recv()
+    except EOFError:  # the process died before it sent the record
+        record = None
+    finally:
+        reader.close()
+    process.join()
+    return record if record is not None else lost_record(episode, _exit_text(process.exitcode))
+
+
+def _process(episodes: Sequence[Episode], n_jobs: int, address: str | None
+             ) -> _Records:
+    """Local worker processes; survives workers that die (see :func:`_process_pass`).
+
+    When the pool breaks, the finished chunks are kept; each episode that was running is run
+    once more alone (one of them killed the worker; the others were stopped with the pool),
+    and the other lost episodes go to a new pool.
+    """
+    import multiprocessing
+
+    context = _worker_context(multiprocessing)
+    todo = list(episodes)
+    barren = 0  # consecutive breaks in which no episode was running
+    while todo:
+        lost, running = yield from _process_pass(todo, n_jobs, context)
+        barren = barren + 1 if lost and not running else 0
+        if barren >= 2:
+            keys = "; ".join(e.key for e in lost[:3])
+            raise WorkerLostError(
+                f"sweep: the worker processes died twice before starting any episode; "
+                f"{len(lost)} episode(s) were not run (first: {keys}). The finished episodes "
+                f"are saved. Check that `python -c \"import bandit_envs, agents, registry\"` "
+                f"works, then run the sweep again to resume."
+            )
+        for episode in running:
+            yield [_run_isolated(episode, n_jobs, context)]
+        again = {e.key for e in running}
+        todo = [e for e in lost if e.key not in again]
 
 
 def _ray(episodes: Sequence[Episode], n_jobs: int, address: str | None
-         ) -> Iterator[list[dict[str, Any]]]:
+         ) -> _Records:
+    """Ray tasks; a task whose worker died is split and run once more, one episode per task.
+
+    Ray's own task retries are off: a single-episode task that dies on its second attempt is
+    recorded as lost (:func:`lost_record`) and the sweep goes on.
+    """
     try:
         import ray
     except ImportError:
@@ -481,20 +767,41 @@ def _ray(episodes: Sequence[Episode], n_jobs: int, address: str | None
             ray.init(address=address, log_to_driver=False)
         else:
             ray.init(num_cpus=n_jobs, include_dashboard=False, log_to_driver=False)
-    remote = ray.remote(run_chunk)
+    worker_lost = tuple(
+        cls for cls in (getattr(ray.exceptions, name, None) for name in (
+            "WorkerCrashedError", "NodeDiedError", "ObjectLostError", "LocalRayletDiedError"))
+        if isinstance(cls, type)
+    )
+    remote = ray.remote(run_chunk).options(max_retries=0)
     size = max(1, min(8, len(episodes) // (4 * n_jobs)))
-    pending = [remote.remote(c) for c in _chunks(episodes, size)]
+    tasks: dict[Any, tuple[list[Episode], bool]] = {}  # ref -> (chunk, second attempt)
+    for chunk in _chunks(episodes, size):
+        tasks[remote.remote(chunk)] = (chunk, False)
+    refs = list(tasks)
     try:
-        while pending:
-            done, pending = ray.wait(pending, num_returns=1)
+        while refs:
+            done, refs = ray.wait(refs, num_returns=1)
             for ref in done:
-                yield ray.get(ref)
+                chunk, again = tasks.pop(ref)
+                try:
+                    records = ray.get(ref)
+                except worker_lost as exc:
+                    if again:
+                        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+                        yield [lost_record(chunk[0], f"{type(exc).__name__}: {first}")]
+                        continue
+                    for episode in chunk:
+                        new = remote.remote([episode])
+                        tasks[new] = ([episode], True)
+                        refs.append(new)
+                    continue
+                yield records
     finally:
-        for ref in pending:
+        for ref in refs:
             ray.cancel(ref, force=True)
 
 
-_BACKENDS: dict[str, Callable[..., Iterator[list[dict[str, Any]]]]] = {
+_BACKENDS: dict[str, Callable[..., _Records]] = {
     "serial": _serial,
     "process": _process,
     "ray": _ray,
@@ -579,7 +886,15 @@ def sweep(
             record). Every record is flushed to the OS at once, which is what survives a kill.
 
     Returns:
-        A :class:`SweepResult`. Agent crashes do not raise: they are error records.
+        A :class:`SweepResult`. Agent crashes do not raise: they are error records, and so is
+        an episode that kills its worker process twice (``error_type`` ``"WorkerDied"``; the
+        other episodes of that worker are run again).
+
+    Raises:
+        ResultsWriteError: the results file could not be written (e.g. a full disk); the
+            records before are intact and the same call resumes once the cause is fixed.
+        CorruptResultsError: ``results.jsonl`` has a bad line before its last one.
+        WorkerLostError: (``process``) the workers died twice before starting any episode.
     """
     if backend not in BACKENDS:
         raise InvalidParameterError(
@@ -614,16 +929,19 @@ def sweep(
     bar = _progress(len(episodes), len(done), progress)
     try:
         if todo:
-            for batch_records in _BACKENDS[backend](todo, jobs, address):
-                for record in batch_records:
-                    if log is not None:
-                        log.append(record)
-                    records.append(record)
-                    if bar is not None:
-                        bar.update()
-                        if record.get("status") == "error":
-                            n_errors = sum(r.get("status") == "error" for r in records)
-                            bar.set_postfix_str(f"errors: {n_errors}")
+            results = _BACKENDS[backend](todo, jobs, address)
+            # closing: on an error (a failed write) the backend cancels its work now
+            with contextlib.closing(results):
+                for batch_records in results:
+                    for record in batch_records:
+                        if log is not None:
+                            log.append(record)
+                        records.append(record)
+                        if bar is not None:
+                            bar.update()
+                            if record.get("status") == "error":
+                                n_errors = sum(r.get("status") == "error" for r in records)
+                                bar.set_postfix_str(f"errors: {n_errors}")
     finally:
         if bar is not None:
             bar.close()

@@ -5,7 +5,9 @@ flags or a TOML config), ``report DIR`` (tables), ``plot DIR`` (PNG figures), ``
 one-minute benchmark that needs no download) and ``audit`` (the δ-audit of every
 fixed-confidence agent, :mod:`registry.audit`). Exit codes: 0 success, 1 a sweep had crashed
 episodes (``audit``: or a violation by an agent whose default threshold is not a known
-heuristic), 2 invalid usage or configuration.
+heuristic), 2 invalid usage or configuration (also a corrupt results file), 3 the sweep
+stopped because its results file could not be written or its workers kept dying (what was
+finished is kept: the same command resumes).
 """
 
 from __future__ import annotations
@@ -19,7 +21,12 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from bandit_envs.errors import InvalidParameterError, UnknownNameError
+from bandit_envs.errors import (
+    InvalidParameterError,
+    ResultsWriteError,
+    UnknownNameError,
+    WorkerLostError,
+)
 from bandit_envs.reporting import format_table, report, summarize
 from bandit_envs.runner import EpisodeResult, run_episode
 from bandit_envs.sweeps import BACKENDS, export, read_results, sweep
@@ -327,6 +334,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ConfigError, UnknownNameError, InvalidParameterError) as exc:
         print(f"bandit-bench {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except (ResultsWriteError, WorkerLostError) as exc:
+        print(f"bandit-bench {args.command}: stopped: {exc}\nThe finished episodes are kept; "
+              "run the same command again to resume.", file=sys.stderr)
+        return 3
 
 
 if __name__ == "__main__":  # pragma: no cover
