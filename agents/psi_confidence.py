@@ -551,7 +551,9 @@ class Racing(_Rounds):
     :func:`~bandit_envs.pareto.ape_confidence` every removed arm is dominated, and an accepted arm
     is dominated by no active arm — nor by a removed one (its dominator chain ends in an active or
     accepted arm) nor later by an accepted one (``P_2``'s condition). The ε of ε-PSI is not used:
-    ``S*`` is also an ε-Pareto set.
+    ``S*`` is also an ε-Pareto set. The flip side: an instance that is well posed only because
+    ε > 0 (e.g. two identical Pareto-optimal arms) has a zero margin, and Racing then never stops
+    (the episode ends at ``max_samples``); :class:`APE` and GEGE use ε and stop there.
 
     **Batch path**: one batch per round (decisions need every round's data).
 
@@ -615,7 +617,9 @@ class PAL(_Rounds):
     Classification, among the active arms ``A`` with ``w_ij = β_i + β_j``: remove ``i`` if
     ``max_{j≠i} [m̂(i, j) − w_ij] ≥ 0``; among the rest, ``P_1 = {i : min_{j≠i} [M̂(i, j) − w_ij]
     > 0}``, ``P_2 = {j ∈ P_1 : ∀ i ∉ P_1, M̂(i, j) − w_ij > 0}`` (``P_1`` if all are in ``P_1``);
-    accept ``P_2``. Stop when ``A`` is empty. The ε of ε-PSI is not used.
+    accept ``P_2``. Stop when ``A`` is empty. The ε of ε-PSI is not used, so, as for
+    :class:`Racing`, an instance well posed only because ε > 0 (identical Pareto-optimal arms)
+    is never finished (the episode ends at ``max_samples``).
 
     **Batch path**: one batch per round.
 

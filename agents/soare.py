@@ -51,7 +51,7 @@ from agents.base import BaseAgent
 from bandit_envs.complexity import linear_best_arm_complexity
 from bandit_envs.design import g_optimal_design, transductive_design
 from bandit_envs.errors import AgentProtocolError, InvalidParameterError
-from bandit_envs.linalg import projected_least_squares, reduce_features
+from bandit_envs.linalg import projected_least_squares, reduce_features, ridge_unit
 from bandit_envs.problem import Answer, ProblemSpec
 from bandit_envs.protocols import AgentCapabilities
 from bandit_envs.thresholds import SoareThreshold, parse_soare_threshold
@@ -806,7 +806,8 @@ class FullyAdaptiveXY(_SoareAgent):
     of the extra √d (the paper's point: no gain over the static allocations).
 
     Args:
-        ridge: η > 0 (spec §2.5: 1).
+        ridge: η > 0 (spec §2.5: 1), in units of max‖x‖² rounded to a power of two
+            (:func:`bandit_envs.linalg.ridge_unit`), so rescaling the features changes nothing.
         theta_norm_bound: S ≥ ‖θ*‖. With a true bound the rule is δ-correct (Prop. 2). ``None``
             (default) plugs in the current estimate S_t = ‖θ̂_t‖ — a **heuristic** (an agent cannot
             know ‖θ*‖; the paper uses the true norm), harmless in practice because the √η·S term
@@ -830,7 +831,9 @@ class FullyAdaptiveXY(_SoareAgent):
             _check_real(self.theta_norm_bound, "theta_norm_bound", self.name,
                         "None or a number >= 0", lambda v: v >= 0)
         self._setup(spec)
-        self._gram = GramState(self._z, ridge=float(self.ridge))
+        # η in units of max‖x‖² (a power of two): rescaling the features changes nothing
+        self._eta = float(self.ridge) * ridge_unit(self._z)
+        self._gram = GramState(self._z, ridge=self._eta)
         self._lsq = float(np.max(np.einsum("ij,ij->i", self._z, self._z)))
         self._pairs_for: bytes | None = None
         self._pairs_idx: tuple[np.ndarray, np.ndarray] = (np.zeros(0, int), np.zeros(0, int))
@@ -838,7 +841,7 @@ class FullyAdaptiveXY(_SoareAgent):
 
     def width(self, n: int, theta: np.ndarray) -> float:
         """β_t of Prop. 2 at n samples (S from ``theta_norm_bound`` or ‖θ̂‖)."""
-        eta = float(self.ridge)
+        eta = self._eta
         s = (
             math.sqrt(float(theta @ theta))
             if self.theta_norm_bound is None

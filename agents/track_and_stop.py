@@ -25,7 +25,7 @@ import numpy as np
 from agents.base import BaseAgent
 from bandit_envs.design import g_optimal_design, transductive_design
 from bandit_envs.errors import InvalidParameterError
-from bandit_envs.linalg import projected_least_squares, reduce_features
+from bandit_envs.linalg import projected_least_squares, reduce_features, ridge_unit
 from bandit_envs.problem import Answer, ProblemSpec
 from bandit_envs.protocols import AgentCapabilities
 from bandit_envs.thresholds import (
@@ -133,7 +133,8 @@ class LinearTrackAndStop(BaseAgent):
         forced: ``"spanning"`` (J&P's spanning set, default) or ``"g_optimal"``.
         exploration_constant: c ≥ 0 in f(t) = c√t, or ``None`` for λ_min(Σ_{𝒜₀} a aᵀ)/√r.
             Forced pulls also happen, whatever c, while A_t is singular.
-        reg: η > 0 of the proven threshold (fixed in advance; 1 suits unit-norm arms).
+        reg: η > 0 of the proven threshold (fixed in advance), in units of max‖x‖² rounded
+            to a power of two (:func:`bandit_envs.linalg.ridge_unit`; exactly η on unit-norm arms).
         recompute_ratio: γ ≥ 0 of the geometric recomputation schedule of w*.
         design_tol: relative duality-gap tolerance of each w* solve, in (0, 1).
         design_max_iter: cap on the Frank–Wolfe iterations of each (warm-started) w* solve, or
@@ -268,7 +269,7 @@ class LinearTrackAndStop(BaseAgent):
         self._lmin_t = -1
         # proven threshold: (A + reg I)^-1 and log det(I + A/reg)
         self._proven = self._beta_choice == "proven"
-        self._reg = float(self.reg)
+        self._reg = float(self.reg) * ridge_unit(self._z)  # in units of max‖x‖² (exact)
         self._minv = np.eye(r) / self._reg if self._proven else None
         self._logdet = 0.0
         # allocation state

@@ -243,7 +243,8 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
         The sums, shape (K, m), are drawn exactly (equal in distribution to pulling one at a
         time). In fixed budget, asking for more pulls than remain raises
         :class:`BudgetExceededError`; in fixed confidence, crossing ``max_samples`` truncates
-        the episode (no outcomes are drawn, and it counts as wrong).
+        the episode (no outcomes are drawn, and it counts as wrong): the first pulls of the batch
+        up to the cap, in arm order, are counted, so ``pulls`` still sums to ``samples``.
         """
         self._check_running("step_batch")
         n = self._parse_counts(counts)
@@ -254,6 +255,10 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
                 f"{self.budget - self._samples} of the budget {self.budget} remain."
             )
         if self.max_samples is not None and self._samples + total >= self.max_samples:
+            # the pulls up to the cap count, taken in arm order (a batch has no order), so that
+            # the per-arm counts still sum to the samples
+            left = self.max_samples - self._samples
+            self._pulls += np.minimum(n, np.maximum(left - (np.cumsum(n) - n), 0))
             self._samples = self.max_samples
             _, reward, _, _, info = self._finish(None, "max_samples")
             zeros = np.zeros((self.n_arms, self.model.outcome_dim))

@@ -11,6 +11,8 @@ span.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -19,6 +21,7 @@ __all__ = [
     "IncrementalLeastSquares",
     "span_basis",
     "reduce_features",
+    "ridge_unit",
     "sherman_morrison",
     "projected_least_squares",
     "matrix_norms_sq",
@@ -98,6 +101,27 @@ def reduce_features(features: ArrayLike) -> tuple[FloatArray, FloatArray]:
     x = _as_matrix("features", features)
     u = span_basis(x)
     return x @ u, u
+
+
+def ridge_unit(features: ArrayLike) -> float:
+    """``max_k ‖x_k‖²`` rounded to the nearest power of two (1.0 for all-zero features).
+
+    Ridge agents multiply their regulariser η by it, so that η is expressed in units of the
+    squared feature norm, as the analyses that assume ``‖x‖ ≤ 1`` do (Abbasi-Yadkori et al.
+    2011, Thm 2): scaling the features by ``c`` (and θ by ``1/c``) then leaves such an agent's
+    decisions unchanged, instead of the ridge swamping (``c ≪ 1``) or vanishing (``c ≫ 1``).
+    A power of two keeps the arithmetic exact, and arms of norm within a factor √2 of 1 get
+    exactly 1.0, so the records of unit-norm instances do not change.
+
+    Args:
+        features: Arm features (or their reduced coordinates), shape ``(K, h)``.
+
+    """
+    x = np.asarray(features, dtype=np.float64)
+    top = float(np.max(np.einsum("ij,ij->i", x, x))) if x.size else 0.0
+    if not top > 0.0 or not math.isfinite(top):
+        return 1.0
+    return math.ldexp(1.0, round(math.log2(top)))
 
 
 def sherman_morrison(inv: ArrayLike, x: ArrayLike, weight: float = 1.0) -> FloatArray:

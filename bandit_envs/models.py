@@ -85,7 +85,15 @@ class LinearGaussian(RewardModel):
 
     def __init__(self, features: Any, theta: Any, sigma: Any = None, cov: Any = None) -> None:
         who = "LinearGaussian"
-        x = check_matrix(features, "features", who, ndim=2)
+        x = _check_feature_scale(check_matrix(features, "features", who, ndim=2), who)
+        self._build(x, theta, sigma, cov, who)
+
+    def _build(self, x: np.ndarray, theta: Any, sigma: Any, cov: Any, who: str) -> None:
+        """The constructor after the features' scale check.
+
+        ``MisspecifiedLinearGaussian`` builds its noise model on the means as features, which
+        that check does not concern.
+        """
         th = check_matrix(theta, "theta", who, ndim=(1, 2))
         if th.shape[0] != x.shape[1]:
             raise _shape_error(who, x.shape, th.shape)
@@ -214,7 +222,7 @@ class MisspecifiedLinearGaussian(RewardModel):
     def __init__(self, features: Any, means: Any, sigma: Any = None, cov: Any = None, *,
                  bound: Any = None, theta: Any = None) -> None:
         who = "MisspecifiedLinearGaussian"
-        x = check_matrix(features, "features", who, ndim=2)
+        x = _check_feature_scale(check_matrix(features, "features", who, ndim=2), who)
         mu = check_matrix(means, "means", who, ndim=2)
         if mu.shape[0] != x.shape[0]:
             raise InvalidParameterError(
@@ -223,7 +231,8 @@ class MisspecifiedLinearGaussian(RewardModel):
             )
         # features = μ, Θ = I: LinearGaussian's noise and sampling, with means exactly μ.
         try:
-            self._noise = LinearGaussian(mu, np.eye(mu.shape[1]), sigma, cov)
+            self._noise = LinearGaussian.__new__(LinearGaussian)
+            self._noise._build(mu, np.eye(mu.shape[1]), sigma, cov, "LinearGaussian")
         except InvalidParameterError as exc:
             raise InvalidParameterError(str(exc).replace("LinearGaussian:", f"{who}:", 1)) from None
         self._features = read_only(x)
@@ -541,8 +550,17 @@ def _check_sigma(sigma: Any, m: int, who: str) -> np.ndarray:
 _MAX_SIGMA = 1e140
 
 
+#: the largest mean magnitude: a sum of 10¹² outcomes (≤ 10¹¹²) and its square (≤ 10²²⁴), which
+#: agents' statistics form, stay finite float64 (θ ~ 1e300 made Uniform's GLR overflow).
+_MAX_MEAN = 1e100
+#: the range of the features' largest entry: Gram matrices of 10¹² pulls and their inverses
+#: (entries ~ n·x² and 1/(n·x²)) and fourth powers stay finite, non-zero float64 (features ~ 1e-200
+#: made least squares singular and the lower bound 0; ~ 1e100 overflowed ridge agents).
+_FEATURE_SCALE = (1e-50, 1e50)
+
+
 def _check_means(means: np.ndarray, who: str) -> np.ndarray:
-    """Refuse means that overflow float64, or whose differences (the gaps) do."""
+    """Refuse means that overflow float64, whose differences (the gaps) do, or above 1e100."""
     with np.errstate(over="ignore", invalid="ignore"):
         spread = means.max(axis=0) - means.min(axis=0)
     if not (np.isfinite(means).all() and np.isfinite(spread).all()):
@@ -551,7 +569,28 @@ def _check_means(means: np.ndarray, who: str) -> np.ndarray:
             f"{who}: the arm means (or their differences) overflow float64 (largest magnitude "
             f"{worst!r}); rescale the features, theta or means."
         )
+    worst = float(np.abs(means).max()) if means.size else 0.0
+    if worst > _MAX_MEAN:
+        raise InvalidParameterError(
+            f"{who}: the arm means must be at most {_MAX_MEAN:g} in magnitude (sums of many "
+            f"outcomes and their squares must stay finite float64); got a mean of magnitude "
+            f"{worst!r}. Rescale the features, theta or means (and sigma with them)."
+        )
     return means
+
+
+def _check_feature_scale(x: np.ndarray, who: str) -> np.ndarray:
+    """Refuse features whose largest entry is outside :data:`_FEATURE_SCALE` (all-zero passes)."""
+    top = float(np.abs(x).max()) if x.size else 0.0
+    low, high = _FEATURE_SCALE
+    if top != 0.0 and not low <= top <= high:
+        raise InvalidParameterError(
+            f"{who}: the features' largest entry must be between {low:g} and {high:g} in "
+            f"magnitude (least squares on them must stay finite and non-singular in float64); "
+            f"got {top!r}. Divide the features by a constant c and multiply theta by c: the "
+            f"means, hence the problem, stay the same."
+        )
+    return x
 
 
 def _check_cov(cov: Any, m: int, who: str) -> np.ndarray:
@@ -630,7 +669,7 @@ class _CanonicalGLM(RewardModel):
     def __init__(self, features: Any, theta: Any, who: str) -> None:
         from bandit_envs.glm import get_link
 
-        x = check_matrix(features, "features", who, ndim=2)
+        x = _check_feature_scale(check_matrix(features, "features", who, ndim=2), who)
         th = check_matrix(theta, "theta", who, ndim=1)
         if th.shape[0] != x.shape[1]:
             raise _shape_error(who, x.shape, th.shape)

@@ -258,8 +258,54 @@ ENVS: tuple[EnvEntry, ...] = (
 )
 
 
+def refuse_time_limit(env: gym.Env) -> gym.Env:
+    """Refuse a ``gym.make(id, max_episode_steps=...)``; return ``env`` unchanged otherwise.
+
+    Registered as each id's one additional wrapper (Gymnasium applies it after its own
+    ``TimeLimit``), it wraps nothing: it only looks at the wrappers below it. A pure-exploration
+    episode ends by the protocol of DESIGN §2.4: the agent's stop action, the fixed budget
+    (``budget=``) or, in fixed confidence, the ``max_samples=`` safety cap, each graded. A
+    ``TimeLimit`` would instead truncate the episode with no answer and no grading, silently.
+
+    Args:
+        env: the environment ``gym.make`` has built and wrapped so far.
+
+    Raises:
+        InvalidParameterError: ``env`` is wrapped in a ``TimeLimit``.
+
+    """
+    from bandit_envs.errors import InvalidParameterError
+
+    layer = env
+    while isinstance(layer, gym.Wrapper):
+        if isinstance(layer, gym.wrappers.TimeLimit):
+            name = getattr(env.unwrapped, "name", "this environment")
+            steps = layer._max_episode_steps
+            env.close()
+            raise InvalidParameterError(
+                f"{name}: gym.make does not take max_episode_steps (got {steps!r}): a "
+                f"pure-exploration episode ends when the agent stops, or at the budget= of "
+                f"fixed budget, or at the max_samples= safety cap of fixed confidence, always "
+                f"graded; use budget= or max_samples= instead."
+            )
+        layer = layer.env
+    return env
+
+
+#: the wrapper spec of :func:`refuse_time_limit`, added to every id's ``EnvSpec``.
+_REFUSE_TIME_LIMIT = gym.envs.registration.WrapperSpec(
+    name="RefuseTimeLimit",
+    entry_point="bandit_envs.registration:refuse_time_limit",
+    kwargs={},
+)
+
+
 def register_envs() -> None:
     """Register every id with Gymnasium (idempotent)."""
     for entry in ENVS:
         if entry.id not in gym.registry:
-            gym.register(id=entry.id, entry_point=entry.entry_point)
+            gym.register(
+                id=entry.id,
+                entry_point=entry.entry_point,
+                additional_wrappers=(_REFUSE_TIME_LIMIT,),
+            )

@@ -28,6 +28,7 @@ from bandit_envs.errors import (
     AgentProtocolError,
     BanditEnvError,
     BudgetExceededError,
+    CorruptResultsError,
     DataError,
     EpisodeOver,
     IncompatibleAgentError,
@@ -188,6 +189,14 @@ GROUPS: dict[str, tuple[str, str]] = {
         "episode; on any of these it prints `bandit-bench run: error: <message>` and exits "
         "with status 2.",
     ),
+    "results": (
+        "Results files of sweeps",
+        "A sweep appends one JSON line per episode to `<out>/results.jsonl`. A cut last line "
+        "(a write interrupted by a kill) is removed with a warning and its episode runs again; "
+        "a bad line before the last cannot come from a crash, so resuming (`sweep`, "
+        "`bandit-bench run`) and reading (`read_results`, `bandit-bench report`) stop on it, "
+        "naming the file and the line, and change nothing.",
+    ),
     "runner": (
         "Agent misbehaviour caught by the runner",
         "`run_episode` checks every arm an agent selects, every batch it asks for and the "
@@ -322,11 +331,33 @@ CASES: list[Case] = [
          "for LinearBAI-Custom-v0 with kwargs ({'features': [[1.0, 0.0], [0.0, 1.0]], 'theta': "
          '[1.0, 1.0]})'),
     Case("make", InvalidParameterError,
-         'gym.make("LinearBAI-Custom-v0", features=[[1e200, 0.0], [0.0, 1.0]], theta=[1e200, 1.0])',
+         'gym.make("LinearBAI-Custom-v0", features=[[2.0, 0.0], [0.0, 1.0]], theta=[1e308, 1.0])',
          'LinearGaussian: the arm means (or their differences) overflow float64 (largest '
          'magnitude inf); rescale the features, theta or means. was raised from the environment '
-         "creator for LinearBAI-Custom-v0 with kwargs ({'features': [[1e+200, 0.0], [0.0, "
-         "1.0]], 'theta': [1e+200, 1.0]})"),
+         "creator for LinearBAI-Custom-v0 with kwargs ({'features': [[2.0, 0.0], [0.0, "
+         "1.0]], 'theta': [1e+308, 1.0]})"),
+    Case("make", InvalidParameterError,
+         'gym.make("LinearBAI-Custom-v0", features=[[1.0, 0.0], [0.0, 1.0]], theta=[1e300, 5e299])',
+         'LinearGaussian: the arm means must be at most 1e+100 in magnitude (sums of many '
+         'outcomes and their squares must stay finite float64); got a mean of magnitude 1e+300. '
+         'Rescale the features, theta or means (and sigma with them). was raised from the '
+         "environment creator for LinearBAI-Custom-v0 with kwargs ({'features': [[1.0, 0.0], "
+         "[0.0, 1.0]], 'theta': [1e+300, 5e+299]})"),
+    Case("make", InvalidParameterError,
+         'gym.make("LinearBAI-Custom-v0", features=[[1e-200, 0.0], [0.0, 1e-200]], theta=[1.0, '
+         '0.5])',
+         "LinearGaussian: the features' largest entry must be between 1e-50 and 1e+50 in "
+         'magnitude (least squares on them must stay finite and non-singular in float64); got '
+         '1e-200. Divide the features by a constant c and multiply theta by c: the means, hence '
+         'the problem, stay the same. was raised from the environment creator for LinearBAI-'
+         "Custom-v0 with kwargs ({'features': [[1e-200, 0.0], [0.0, 1e-200]], 'theta': [1.0, "
+         '0.5]})'),
+    Case("make", InvalidParameterError,
+         'gym.make("LinearBAI-Soare-v0", max_episode_steps=100)',
+         'LinearBAI-Soare-v0: gym.make does not take max_episode_steps (got 100): a pure-'
+         'exploration episode ends when the agent stops, or at the budget= of fixed budget, or '
+         'at the max_samples= safety cap of fixed confidence, always graded; use budget= or '
+         'max_samples= instead.'),
     Case("make", InvalidParameterError,
          'gym.make("LinearPSI-Custom-v0", means=[[1.0, 0.0], [0.0]])',
          'LinearPSI-Custom-v0: means must be a numeric array; its rows have different lengths '
@@ -630,6 +661,20 @@ CASES: list[Case] = [
     Case("config", ConfigError,
          'bench_config("[[env]\\nid = 1\\n")',
          '<tmp>/sweep.toml: not valid TOML (', prefix=True),
+    # results
+    Case("results", CorruptResultsError,
+         '(tmp / "results.jsonl").write_text("oops\\n{}\\n"); bandit_envs.read_results(tmp)',
+         "<tmp>/results.jsonl: line 1 is not valid JSON: 'oops', and 1 line(s) follow it. A "
+         'crash only cuts the last line, so something else changed the file (two sweeps '
+         'writing into one folder at once, a hand edit, a damaged disk); nothing was changed. '
+         'Repair or delete line 1: its episode then runs again on resume.'),
+    Case("results", CorruptResultsError,
+         '(tmp / "results.jsonl").write_text("[1, 2]\\n{}\\n"); bandit_envs.sweep(['
+         '"LinearBAI-Soare-v0"], ["Uniform"], 1, out=tmp, progress=False)',
+         '<tmp>/results.jsonl: line 1 is not a JSON object with a "key": \'[1, 2]\', and 1 '
+         'line(s) follow it. A crash only cuts the last line, so something else changed the '
+         'file (two sweeps writing into one folder at once, a hand edit, a damaged disk); '
+         'nothing was changed. Repair or delete line 1: its episode then runs again on resume.'),
     # runner
     Case("runner", AgentProtocolError,
          'run_episode(soare(), Scripted(arms=[1.0]), seed=0)',
