@@ -164,7 +164,7 @@ class _LinFACT(PhaseTracking, BaseAgent):
     Structures: LinFACT-G and LinFACT-XY assume a linear model but also *run* on misspecified
     linear problems (``"misspecified_linear"``): Theorem 5.1 (paper L389–L395) analyses exactly
     this — plain LinFACT-G under misspecification is δ-correct when ``L_m < min(α_ε, β_ε)/(2√d)``,
-    and can fail beyond — and the robustness study (``docs/reproductions/misspecification.md``)
+    and can fail beyond — and the robustness study (``docs/reproductions/linfact.md``)
     measures it. Generalized linear problems (``"glm"``) are refused: the outcomes are not
     linear-Gaussian and there is no theorem for a linear fit there; LinFACT-GLM with
     ``link="identity"`` runs the linear fit on them deliberately.

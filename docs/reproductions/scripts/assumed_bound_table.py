@@ -1,4 +1,4 @@
-"""Table B of docs/reproductions/misspecification.md: LinFACT-MIS under a looser told bound.
+"""Table B of docs/reproductions/linfact.md: LinFACT-MIS under a looser told bound.
 
 Usage: python docs/reproductions/scripts/assumed_bound_table.py RESULTS_FOLDER
 """

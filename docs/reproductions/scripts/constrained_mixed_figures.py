@@ -1,4 +1,4 @@
-"""Figures and tables of docs/reproductions/constrained_mixed.md (Tang et al., spec 004).
+"""Figures and tables of docs/reproductions/sfsr.md (Tang et al., spec 004).
 
 Usage::
 

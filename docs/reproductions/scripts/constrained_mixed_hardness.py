@@ -1,4 +1,4 @@
-"""The hardness table of docs/reproductions/constrained_mixed.md (spec 004 §1.6, §3).
+"""The hardness table of docs/reproductions/sfsr.md (spec 004 §1.6, §3).
 
 Usage: ``python docs/reproductions/scripts/constrained_mixed_hardness.py``
 

@@ -1,7 +1,7 @@
 """Condense a misspecification / logistic sweep into one row per environment setting.
 
 Usage: python docs/reproductions/scripts/misspecification_table.py RESULTS_FOLDER COLUMNS
-(see docs/reproductions/misspecification.md, Tables A and C).
+(see docs/reproductions/linfact.md, Tables A and C).
 """
 
 import json
