@@ -24,7 +24,13 @@ from bandit_envs.errors import InvalidParameterError
 from bandit_envs.reporting import clopper_pearson
 
 
-def _pyplot() -> Any:
+def pyplot() -> Any:
+    """``matplotlib.pyplot`` with the non-interactive Agg backend, for scripts that draw figures.
+
+    Raises:
+        InvalidParameterError: matplotlib is not installed (the message says which extra to
+            install), instead of a bare ``ModuleNotFoundError``.
+    """
     try:
         import matplotlib
 
@@ -54,7 +60,7 @@ def _by(records: Sequence[dict[str, Any]], key: str) -> dict[str, list[dict[str,
 
 def plot_samples(records: Sequence[dict[str, Any]], folder: Path) -> list[Path]:
     """Box plots of samples per agent, with the lower-bound line; one PNG per env setting."""
-    plt = _pyplot()
+    plt = pyplot()
     paths = []
     fc = [r for r in _ok(records) if r.get("delta") is not None]
     for env, group in _by(fc, "env_label").items():
@@ -82,7 +88,7 @@ def plot_samples(records: Sequence[dict[str, Any]], folder: Path) -> list[Path]:
 
 def plot_error_vs_budget(records: Sequence[dict[str, Any]], folder: Path) -> list[Path]:
     """Error rate vs budget with Clopper–Pearson 95% bands; one PNG per env (budgets pooled)."""
-    plt = _pyplot()
+    plt = pyplot()
     paths = []
     fb = [r for r in _ok(records) if r.get("budget") is not None]
     for r in fb:  # the records are the caller's copies (plot_all copies them)
@@ -122,7 +128,7 @@ def plot_error_vs_budget(records: Sequence[dict[str, Any]], folder: Path) -> lis
 
 def plot_pulls(records: Sequence[dict[str, Any]], folder: Path) -> list[Path]:
     """Mean pulls per arm for each agent (grouped bars); one PNG per env setting."""
-    plt = _pyplot()
+    plt = pyplot()
     paths = []
     for env, group in _by(_ok(records), "env_label").items():
         agents = _by(group, "agent_label")

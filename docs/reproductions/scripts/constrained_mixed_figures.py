@@ -18,13 +18,11 @@ import math
 from collections import defaultdict
 from pathlib import Path
 
-import matplotlib
+from bandit_envs.plots import pyplot
+from bandit_envs.reporting import clopper_pearson
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import matplotlib.ticker  # noqa: E402
-
-from bandit_envs.reporting import clopper_pearson  # noqa: E402
+plt = pyplot()  # matplotlib (Agg), or an error naming the extra to install: bandit-envs[plot]
+import matplotlib.ticker  # noqa: E402  (matplotlib is importable from here on)
 
 ORDER = ("SFSR", "SFSRL", "USLP")
 LABEL = {"SFSR": "SFSR (IV)", "SFSRL": "SFSR-L", "USLP": "USLP"}

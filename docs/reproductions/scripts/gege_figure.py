@@ -17,13 +17,11 @@ import argparse
 from collections import defaultdict
 from pathlib import Path
 
-import matplotlib
+from bandit_envs.plots import pyplot
+from bandit_envs.reporting import clopper_pearson
+from bandit_envs.sweeps import read_results
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-from bandit_envs.reporting import clopper_pearson  # noqa: E402
-from bandit_envs.sweeps import read_results  # noqa: E402
+plt = pyplot()  # matplotlib (Agg), or an error naming the extra to install: bandit-envs[plot]
 
 ORDER = ("GEGE", "EGESH", "EGESR", "PSIUniform")
 LABEL = {"GEGE": "GEGE", "EGESH": "EGE-SH", "EGESR": "EGE-SR", "PSIUniform": "uniform"}

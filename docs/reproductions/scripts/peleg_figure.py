@@ -18,13 +18,12 @@ import argparse
 from collections import defaultdict
 from pathlib import Path
 
-import matplotlib
 import numpy as np
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+from bandit_envs.plots import pyplot
+from bandit_envs.sweeps import read_results
 
-from bandit_envs.sweeps import read_results  # noqa: E402
+plt = pyplot()  # matplotlib (Agg), or an error naming the extra to install: bandit-envs[plot]
 
 
 def load(folder: Path) -> tuple[dict[tuple[str, float], list[tuple[int, bool]]],

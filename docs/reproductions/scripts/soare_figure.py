@@ -19,13 +19,12 @@ import argparse
 from collections import defaultdict
 from pathlib import Path
 
-import matplotlib
 import numpy as np
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+from bandit_envs.plots import pyplot
+from bandit_envs.sweeps import read_results
 
-from bandit_envs.sweeps import read_results  # noqa: E402
+plt = pyplot()  # matplotlib (Agg), or an error naming the extra to install: bandit-envs[plot]
 
 ARMS = ("x1 = e1", "x2 = e2", "x3 = e3", "x4 = e4", "x5 = e5", "x6 = (cos ω, sin ω, 0, 0, 0)")
 #: Soare, Lazaric & Munos (2014), App. E: mean pulls per arm over 100 runs (spec 001 §4.3)
