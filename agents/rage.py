@@ -9,13 +9,20 @@ authors' code does differently.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
 from agents._design_cache import DESIGNS, ols_estimator, pinv_parts, reduced_coordinates
 from agents._phases import PhaseTracking
 from agents.base import BaseAgent
-from bandit_envs.design import pairwise_differences, round_design, transductive_design
+from bandit_envs.design import (
+    pairwise_differences,
+    round_design,
+    transductive_design,
+    xy_design,
+    xy_pair_value,
+)
 from bandit_envs.errors import InvalidParameterError
 from bandit_envs.problem import Answer, ProblemSpec
 from bandit_envs.protocols import AgentCapabilities
@@ -28,6 +35,14 @@ SUPPORT_TOL = 1e-12
 
 #: cap on one phase's length, far beyond any ``max_samples``: keeps int64 counts from overflowing.
 MAX_PHASE_SAMPLES = 2**53
+
+#: an active set with at most this many pairs (100 arms: 4950) materialises its pairwise
+#: differences (:func:`bandit_envs.design.transductive_design` and :func:`xy_value`, the path of
+#: every seeded record); a larger one never stores them: its design is
+#: :func:`bandit_envs.design.xy_design` by pair generation with ``among`` = the active set, its
+#: ρ the blocked :func:`bandit_envs.design.xy_pair_value`, and its phase estimator is kept as
+#: two factors (:class:`_FactoredEstimator`) instead of an ``|active| × K`` matrix.
+DENSE_MAX_PAIRS = 4950
 
 
 def xy_value(z: np.ndarray, weights: np.ndarray, targets: np.ndarray) -> float:
@@ -50,28 +65,74 @@ def xy_value(z: np.ndarray, weights: np.ndarray, targets: np.ndarray) -> float:
     return float(np.max((coords * coords / vals).sum(axis=1), initial=0.0))
 
 
+def _is_large(active: np.ndarray) -> bool:
+    """Whether the active set has more pairs than :data:`DENSE_MAX_PAIRS` (pairs not stored)."""
+    return active.size * (active.size - 1) // 2 > DENSE_MAX_PAIRS
+
+
 def _rage_design(z: np.ndarray, active: np.ndarray, tol: float) -> tuple[np.ndarray, float, int]:
-    """XY design on the active pairs: weights (read-only), its exact value ρ, its support size."""
-    targets = pairwise_differences(z[active])
+    """XY design on the active pairs: weights (read-only), its exact value ρ, its support size.
+
+    Small active sets materialise the pairs; large ones (:func:`_is_large`) use pair generation
+    and the blocked exact value, with the same meaning: ρ is the exact value of the returned
+    weights on the pairs of the active set.
+    """
     k = z.shape[0]
-    w = transductive_design(z, targets, tol=tol).weights.copy()
+    if _is_large(active):
+        w = xy_design(z, tol=tol, method="pair_generation", among=active).weights.copy()
+
+        def value(weights: np.ndarray) -> float:
+            return xy_pair_value(z, weights, among=active)
+    else:
+        targets = pairwise_differences(z[active])
+        w = transductive_design(z, targets, tol=tol).weights.copy()
+
+        def value(weights: np.ndarray) -> float:
+            return xy_value(z, weights, targets)
     w[w <= SUPPORT_TOL * w.sum()] = 0.0
     w /= w.sum()
-    rho = xy_value(z, w, targets)
+    rho = value(w)
     if not math.isfinite(rho):  # dropping tiny weights lost a direction: mix in uniform
         w = 0.5 * w + 0.5 / k
-        rho = xy_value(z, w, targets)
+        rho = value(w)
     w.flags.writeable = False
     return w, rho, int(np.count_nonzero(w))
 
 
+class _FactoredEstimator(NamedTuple):
+    """The phase estimator ``E = left @ right`` of :func:`ols_estimator`, kept as its factors.
+
+    ``left = z[active] V Λ⁻¹`` (``|active| × r``) and ``right = Vᵀ Zᵀ`` (``r × K``), so that
+    ``E @ sums`` costs ``O((|active| + K) r)`` and no ``|active| × K`` matrix is stored (800 MB
+    at ``|active| = K = 10⁴``). Equal to ``ols_estimator(...) @ sums`` up to round-off.
+    """
+
+    left: np.ndarray
+    right: np.ndarray
+
+    def __matmul__(self, sums: np.ndarray) -> np.ndarray:
+        return self.left @ (self.right @ sums)
+
+
+def _phase_estimator(
+    z: np.ndarray, counts: np.ndarray, active: np.ndarray
+) -> np.ndarray | _FactoredEstimator:
+    """:func:`ols_estimator`, factored for large active sets (:func:`_is_large`)."""
+    if not _is_large(active):
+        return ols_estimator(z, counts, active)
+    vecs, vals = pinv_parts((z.T * counts) @ z)
+    left, right = z[active] @ vecs / vals, np.ascontiguousarray(vecs.T @ z.T)
+    left.flags.writeable = right.flags.writeable = False
+    return _FactoredEstimator(left, right)
+
+
 def _rounded_plan(
     z: np.ndarray, weights: np.ndarray, n: int, active: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray | _FactoredEstimator]:
     """The rounded allocation of ``n`` pulls and the phase's least-squares estimator."""
     alloc = round_design(weights, n)
     alloc.flags.writeable = False
-    return alloc, ols_estimator(z, alloc, active)
+    return alloc, _phase_estimator(z, alloc, active)
 
 
 class RAGE(PhaseTracking, BaseAgent):
@@ -83,7 +144,11 @@ class RAGE(PhaseTracking, BaseAgent):
        for the differences of the active arms,
        λ_m = argmin_λ max_{z,z'∈𝒵̂_m} ‖z − z'‖²_{A(λ)⁻¹}, computed by
        :func:`bandit_envs.design.transductive_design`; ρ_m = max_{z,z'∈𝒵̂_m} ‖z − z'‖²_{A(λ_m)⁻¹}
-       is evaluated exactly at the weights that are rounded (not the solver's bound).
+       is evaluated exactly at the weights that are rounded (not the solver's bound). Active
+       sets with more than :data:`DENSE_MAX_PAIRS` pairs never store them: the design is
+       :func:`bandit_envs.design.xy_design` by pair generation with ``among = 𝒵̂_m``, and ρ_m
+       the blocked exact value :func:`bandit_envs.design.xy_pair_value` (same meaning; what
+       makes K = 10⁴ arms fit in memory).
     2. **Phase length** (Alg. 1, the N_k line)::
 
            N_m = max{ ⌈2(1+ε) · 4^{m+2} · σ² ρ_m · log(4m²K/δ)⌉ ,  r(ε) },
@@ -204,7 +269,7 @@ class RAGE(PhaseTracking, BaseAgent):
         if np.array_equal(self._pcounts, self._alloc):
             means = self._estimator @ self._psums
         else:  # observations outside the plan (only if a caller feeds them): solve afresh
-            means = ols_estimator(self._z, self._pcounts, self._active) @ self._psums
+            means = _phase_estimator(self._z, self._pcounts, self._active) @ self._psums
         keep = means.max() - means <= 2.0 ** (-(m + 2))
         self.phase_history.append({
             "phase": m, "active": self._active.tolist(), "rho": self._rho,

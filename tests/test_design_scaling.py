@@ -20,6 +20,7 @@ from bandit_envs.design import (
     round_design,
     transductive_design,
     xy_design,
+    xy_pair_value,
 )
 
 
@@ -222,3 +223,80 @@ def test_round_design_large_support_is_fast():
     counts = round_design(w, 20_000)
     assert counts.sum() == 20_000 and np.all(counts == 1)
     assert time.process_time() - start < 1.0  # ~20 ms; the vectorised loop took ~0.2 s
+
+
+# --------------------------------------------------------------------------- XY on a subset's pairs
+def test_xy_design_among_matches_the_materialised_transductive_design():
+    """RAGE's phase design (targets: the pairs of the active arms, design over all arms)."""
+    x = feats(70, 4, 29)
+    among = np.sort(np.random.default_rng(30).choice(70, size=30, replace=False))
+    targets = pairwise_differences(x[among])
+    lazy = xy_design(x, among=among[::-1], method="pair_generation", tol=1e-4)
+    dense = transductive_design(x, targets, tol=1e-4)
+    for res in (lazy, dense):
+        assert res.converged and res.relative_gap <= 1e-4
+    assert lazy.weights.shape == (70,)
+    assert lazy.value == pytest.approx(dense.value, rel=1e-4)
+    assert lazy.lower_bound <= dense.value * (1 + 1e-9)
+    assert dense.lower_bound <= lazy.value * (1 + 1e-9)
+    inv = np.linalg.inv((x.T * lazy.weights) @ x)
+    assert lazy.value == pytest.approx(
+        np.max(np.einsum("ji,ik,jk->j", targets, inv, targets)), rel=1e-9
+    )
+    # fewer targets than all pairs: the optimum is strictly below the full XY design's here
+    assert lazy.value < xy_design(x, tol=1e-4).lower_bound
+    # the materialised methods take the same targets (auto: 435 pairs > 190: pair generation)
+    ip = xy_design(x, among=among, method="interior_point", tol=1e-4)
+    assert ip.value == pytest.approx(dense.value, rel=1e-4)
+    small = xy_design(x, among=among[:12])  # 66 pairs: materialised Frank-Wolfe
+    ref = transductive_design(x, pairwise_differences(x[among[:12]]))
+    assert small.value == ref.value and small.lower_bound == ref.lower_bound
+
+
+def test_xy_pair_value_is_the_exact_value_on_the_materialised_pairs():
+    from agents.rage import xy_value
+
+    rng = np.random.default_rng(31)
+    x = feats(600, 5, 32) + 2.0  # 600 > two blocks of rows of the scan
+    among = np.sort(rng.choice(600, size=400, replace=False))
+    targets = pairwise_differences(x[among])
+    for w in (rng.dirichlet(np.ones(600)), np.r_[rng.dirichlet(np.ones(20)), np.zeros(580)]):
+        got = xy_pair_value(x, w, among=among)
+        assert got == pytest.approx(xy_value(x, w, targets), rel=1e-12, abs=0)
+        assert xy_pair_value(x, w) == pytest.approx(
+            xy_value(x, w, pairwise_differences(x)), rel=1e-12, abs=0
+        )
+    # a design missing a direction: inf, as xy_value; unless the pairs stay in its range
+    w = np.zeros(600)
+    w[:3] = 1.0
+    assert xy_pair_value(x, w, among=among) == xy_value(x, w, targets) == np.inf
+    flat = np.c_[x[:, :2], np.zeros((600, 1))]  # rank 2 in R^3
+    assert xy_pair_value(flat, w, among=[0, 1, 2]) == pytest.approx(
+        xy_value(flat, w, pairwise_differences(flat[:3])), rel=1e-12
+    )
+    assert xy_pair_value(np.ones((5, 2)), np.ones(5)) == 0.0
+
+
+@pytest.mark.parametrize(("among", "message"), [
+    ([3, 1, 3], "among is expected to hold distinct arms. Got arm 3 more than once."),
+    ([0, 10], "among is expected to hold arm indices in [0, 10). Got 10 at position 1."),
+    ([-1, 2], "among is expected to hold arm indices in [0, 10). Got -1 at position 0."),
+    ([4], "among is expected to hold at least 2 arms (its pairs are the targets). Got 1."),
+    ([], "among is expected to hold at least 2 arms (its pairs are the targets). Got 0."),
+    ([0.0, 1.0], "among is expected to be a 1-D array of integer arm indices. Got shape (2,) "
+                 "and dtype float64."),
+    ([[0, 1]], "among is expected to be a 1-D array of integer arm indices. Got shape (1, 2) "
+               "and dtype int64."),
+    ([True, False], "among is expected to be a 1-D array of integer arm indices. Got shape "
+                    "(2,) and dtype bool."),
+])
+def test_among_is_validated(among, message):
+    from bandit_envs.errors import InvalidParameterError
+
+    x = feats(10, 3, 33)
+    for call in (lambda: xy_design(x, among=among),
+                 lambda: xy_design(x, among=among, method="interior_point"),
+                 lambda: xy_pair_value(x, np.ones(10), among=among)):
+        with pytest.raises(InvalidParameterError) as err:
+            call()
+        assert str(err.value) == message

@@ -177,3 +177,110 @@ def test_design_memo_is_bounded_in_entries_and_bytes():
     assert memo.hits == 1
     memo.get("big", lambda: (np.zeros(2000), 1.0))  # 16 kB > max_bytes: evicts all the others
     assert len(memo) == 1
+
+
+# --------------------------------------------------------------------------- large active sets
+def planted(k: int, h: int, seed: int, gap: float) -> tuple[np.ndarray, np.ndarray]:
+    """Unit features: e_1 (the best arm, θ = e_1) and k − 1 arms with x_1 ≤ 1 − gap."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((k, h))
+    x[:, 0] = -np.abs(x[:, 0])
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    x[:, 0] = np.minimum(x[:, 0] + 1.0 - gap, 1.0 - gap) * rng.uniform(0.5, 1.0, size=k)
+    x[0] = np.eye(h)[0]
+    return x, np.eye(h)[0]
+
+
+def test_active_set_above_the_threshold_never_materialises_its_pairs(monkeypatch):
+    """K = 130 arms (8385 pairs > DENSE_MAX_PAIRS): the pair-generation design, ρ the exact value of
+    the rounded design, the rounding guarantee, and the same record under the same seed."""
+    import agents.rage as rage
+
+    x, theta = planted(130, 4, 40, 0.3)
+    x[1] = [0.9, 0.2, 0.0, 0.0]  # gap 0.1: survives the first phase
+    env = custom(x, theta, 1.0, delta=0.1)
+
+    def small_only(fn, size):
+        def wrapped(first, *args, **kwargs):
+            rows = len(args[0]) * (len(args[0]) - 1) // 2 if size == "targets" else len(first)
+            assert rows <= 100, "a large active set materialised its pairs"
+            return fn(first, *args, **kwargs)
+        return wrapped
+
+    monkeypatch.setattr(rage, "pairwise_differences", small_only(pairwise_differences, "rows"))
+    monkeypatch.setattr(rage, "transductive_design",
+                        small_only(rage.transductive_design, "targets"))
+    DESIGNS.clear()
+    agent = RAGE()
+    record = run_episode(env, agent, 5)
+    assert record.correct and record.stop_reason == "stopped"
+    first = agent.phase_history[0]
+    assert len(first["active"]) == 130 > 100 and 0 in first["survivors"] and 1 in first["survivors"]
+    assert len(agent.phase_history) >= 2
+    assert 130 * 129 // 2 > rage.DENSE_MAX_PAIRS
+    monkeypatch.undo()
+    z, _ = reduce_features(env.unwrapped.problem.features)
+    for entry in agent.phase_history:
+        m, rho, n = entry["phase"], entry["rho"], entry["samples"]
+        alloc = np.asarray(entry["allocation"], float)
+        p = int(np.count_nonzero(alloc))
+        stat = 2 * 1.1 * 4.0 ** (m + 2) * rho * math.log(4 * m * m * 130 / 0.1)
+        assert n == max(math.ceil(stat), p + math.ceil(p / 0.1 - 1e-9)) == alloc.sum()
+        targets = pairwise_differences(z[entry["active"]])
+        assert xy_value(z, alloc, targets) <= 1.1 * rho / n * (1 + 1e-9)
+    w = DESIGNS.get(("RAGE", agent._zkey, np.arange(130).tobytes(), 1e-3), pytest.fail)[0]
+    assert first["rho"] == pytest.approx(xy_value(z, w, pairwise_differences(z)), rel=1e-12)
+    # the same seed gives the same record and estimates, memo warm or cold; another seed does not
+    runs = [RAGE() for _ in range(3)]
+    again = run_episode(env, runs[0], 5).to_dict()
+    DESIGNS.clear()
+    cold = run_episode(env, runs[1], 5).to_dict()
+    for key in ("samples", "answer", "pulls", "correct"):
+        assert again[key] == cold[key] == record.to_dict()[key]
+    for other in runs[:2]:
+        np.testing.assert_array_equal(other._means, agent._means)
+        assert other.phase_history == agent.phase_history
+    run_episode(env, runs[2], 6)
+    assert not np.allclose(runs[2]._means[runs[2]._means > -np.inf],
+                           agent._means[agent._means > -np.inf])
+    assert run_episode(env, RAGE(), 5, batch=False).correct  # the one-pull path too
+
+
+@pytest.mark.parametrize("name", list(NOISELESS))
+def test_the_large_active_set_path_makes_the_same_decisions(name, monkeypatch):
+    """Every active set through the pair-generation path (threshold 0): the noiseless phases and
+    eliminations are still the predicted ones."""
+    import agents.rage as rage
+
+    features, theta = NOISELESS[name]
+    dense = RAGE()
+    run_episode(custom(features, theta, 0.0, delta=0.05), dense, 0)
+    monkeypatch.setattr(rage, "DENSE_MAX_PAIRS", 0)
+    DESIGNS.clear()
+    try:
+        lazy = RAGE()
+        record = run_episode(custom(features, theta, 0.0, delta=0.05), lazy, 0)
+    finally:
+        DESIGNS.clear()  # the memo's keys do not say which path filled them
+    assert record.correct
+    assert [e["survivors"] for e in lazy.phase_history] == [
+        e["survivors"] for e in dense.phase_history
+    ]
+    for a, b in zip(lazy.phase_history, dense.phase_history, strict=True):
+        assert a["rho"] == pytest.approx(b["rho"], rel=2e-3)  # both designs within design_tol
+
+
+def test_factored_phase_estimator_equals_the_dense_one():
+    from agents._design_cache import ols_estimator
+    from agents.rage import _FactoredEstimator, _phase_estimator
+
+    rng = np.random.default_rng(41)
+    z = rng.standard_normal((150, 6))
+    counts = rng.integers(0, 5, size=150)
+    sums = rng.standard_normal(150)
+    active = np.arange(3, 150)
+    est = _phase_estimator(z, counts, active)
+    assert isinstance(est, _FactoredEstimator)
+    np.testing.assert_allclose(est @ sums, ols_estimator(z, counts, active) @ sums,
+                               rtol=1e-10, atol=1e-12)
+    assert isinstance(_phase_estimator(z, counts, active[:100]), np.ndarray)  # 4950 pairs
