@@ -12,11 +12,12 @@ with ``--table``, prints the markdown table "error (CI)" per instance, budget an
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 from collections import defaultdict
 from pathlib import Path
+
+from _figure_cli import command_line, save
 
 from bandit_envs.plots import pyplot
 from bandit_envs.reporting import clopper_pearson
@@ -104,24 +105,9 @@ def figure(cells: dict[tuple[str, str, int], list[bool]], out: Path) -> None:
     for ax in axes.ravel()[len(instances):]:
         ax.set_visible(False)
     axes.ravel()[0].legend(fontsize=8, loc="lower left")
-    fig.tight_layout()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=100)
+    save(fig, out, dpi=100)
     plt.close(fig)
 
 
-def main() -> None:
-    """Command line: see the module docstring."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("folder", type=Path)
-    parser.add_argument("out", type=Path)
-    parser.add_argument("--table", action="store_true", help="print the markdown table")
-    args = parser.parse_args()
-    cells = load(args.folder)
-    figure(cells, args.out)
-    if args.table:
-        print(table(cells))
-
-
 if __name__ == "__main__":
-    main()
+    command_line(__doc__, load, figure, table)

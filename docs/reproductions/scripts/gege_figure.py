@@ -13,9 +13,10 @@ With ``--table`` it also prints the Markdown table of the page (error rate per b
 
 from __future__ import annotations
 
-import argparse
 from collections import defaultdict
 from pathlib import Path
+
+from _figure_cli import command_line, save
 
 from bandit_envs.plots import pyplot
 from bandit_envs.reporting import clopper_pearson
@@ -81,24 +82,9 @@ def figure(cells: dict[tuple[str, int], list[bool]], out: Path) -> None:
                  fontsize=10)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8, loc="center", bbox_to_anchor=(0.5, 0.85), ncol=4)
-    fig.tight_layout()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=110)
+    save(fig, out)
     plt.close(fig)
 
 
-def main() -> None:
-    """Command line: see the module docstring."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("folder", type=Path)
-    parser.add_argument("out", type=Path)
-    parser.add_argument("--table", action="store_true", help="print the markdown table")
-    args = parser.parse_args()
-    cells = load(args.folder)
-    figure(cells, args.out)
-    if args.table:
-        print(table(cells))
-
-
 if __name__ == "__main__":
-    main()
+    command_line(__doc__, load, figure, table)

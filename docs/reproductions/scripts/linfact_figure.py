@@ -15,12 +15,12 @@ and agent.
 
 from __future__ import annotations
 
-import argparse
 import re
 from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
+from _figure_cli import command_line, save
 
 from bandit_envs.plots import pyplot
 from bandit_envs.sweeps import read_results
@@ -104,24 +104,9 @@ def figure(cells: dict[tuple[str, str], list[dict]], out: Path) -> None:
                  f"(10 draws), {errors} wrong answers", fontsize=10)
     ax.grid(True, axis="y", alpha=0.3)
     ax.legend(fontsize=8, loc="upper center", ncol=3)
-    fig.tight_layout()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=110)
+    save(fig, out)
     plt.close(fig)
 
 
-def main() -> None:
-    """Command line: see the module docstring."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("folder", type=Path)
-    parser.add_argument("out", type=Path)
-    parser.add_argument("--table", action="store_true", help="print the markdown table")
-    args = parser.parse_args()
-    cells = load(args.folder)
-    figure(cells, args.out)
-    if args.table:
-        print(table(cells))
-
-
 if __name__ == "__main__":
-    main()
+    command_line(__doc__, load, figure, table)

@@ -14,11 +14,11 @@ Markdown table of the page: mean samples (wrong answers / runs) per agent and ga
 
 from __future__ import annotations
 
-import argparse
 from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
+from _figure_cli import command_line, save
 
 from bandit_envs.plots import pyplot
 from bandit_envs.sweeps import read_results
@@ -99,24 +99,9 @@ def figure(cells: dict[tuple[str, float], list[tuple[int, bool]]], bound: dict[f
                  fontsize=10)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=110)
+    save(fig, out)
     plt.close(fig)
 
 
-def main() -> None:
-    """Command line: see the module docstring."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("folder", type=Path)
-    parser.add_argument("out", type=Path)
-    parser.add_argument("--table", action="store_true", help="print the markdown table")
-    args = parser.parse_args()
-    cells, bound = load(args.folder)
-    figure(cells, bound, args.out)
-    if args.table:
-        print(table(cells, bound))
-
-
 if __name__ == "__main__":
-    main()
+    command_line(__doc__, load, lambda data, out: figure(*data, out), lambda data: table(*data))

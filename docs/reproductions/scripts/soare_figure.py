@@ -15,11 +15,11 @@ mean budget, runs / errors and T(e1)/T(e2) (the ratio of the mean pulls) per age
 
 from __future__ import annotations
 
-import argparse
 from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
+from _figure_cli import command_line, save
 
 from bandit_envs.plots import pyplot
 from bandit_envs.sweeps import read_results
@@ -102,24 +102,9 @@ def figure(runs: dict[str, list[dict]], out: Path) -> None:
         ax.grid(True, axis="y", alpha=0.3)
     axes[0].set_ylabel("mean pulls per arm")
     axes[0].legend(fontsize=8, loc="upper right")
-    fig.tight_layout()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=110)
+    save(fig, out)
     plt.close(fig)
 
 
-def main() -> None:
-    """Command line: see the module docstring."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("folder", type=Path)
-    parser.add_argument("out", type=Path)
-    parser.add_argument("--table", action="store_true", help="print the markdown table")
-    args = parser.parse_args()
-    runs = load(args.folder)
-    figure(runs, args.out)
-    if args.table:
-        print(table(runs))
-
-
 if __name__ == "__main__":
-    main()
+    command_line(__doc__, load, figure, table)
