@@ -1162,6 +1162,26 @@ def _heaviest_arms(w: FloatArray, frac: float = 1e-3) -> NDArray[np.intp]:
     return idx
 
 
+def _next_working_arms(
+    arms: IntArray, w_arms: FloatArray, w: FloatArray, spanning: IntArray, new_arms: IntArray,
+    d: FloatArray, keep_frac: float,
+) -> tuple[IntArray, FloatArray]:
+    """Column generation's next working set of arms, and its warm start.
+
+    Keeps the arms that carry weight (at least ``keep_frac`` times the largest) and a spanning
+    set, and adds up to :data:`_IP_ADD_ARMS` of the priced-in arms ``new_arms`` by decreasing
+    score ``d``; an arm dropped here comes back if it is priced in later. The start is the
+    current design ``w`` on the new set, moved strictly inside the simplex.
+    """
+    keep = arms[w_arms >= keep_frac * float(w_arms.max())]
+    arms = np.union1d(
+        np.union1d(keep, spanning),
+        new_arms[np.argsort(-d[new_arms], kind="stable")][:_IP_ADD_ARMS],
+    )
+    start = w[arms] + 1e-3 / arms.size
+    return arms, start / start.sum()
+
+
 def _transductive_ip(
     prob: _Transductive,
     w0: FloatArray,
@@ -1246,15 +1266,7 @@ def _transductive_ip(
         rows = np.union1d(
             rows, new_rows[np.argsort(-f[new_rows], kind="stable")][:_IP_ADD_TARGETS]
         )
-        # Column generation: keep the arms that carry weight (and a spanning set), add the
-        # arms that would improve the design; arms dropped here come back if they are priced in.
-        keep = arms[w_arms >= _IP_KEEP_ARM * float(w_arms.max())]
-        arms = np.union1d(
-            np.union1d(keep, spanning),
-            new_arms[np.argsort(-d[new_arms], kind="stable")][:_IP_ADD_ARMS],
-        )
-        w_arms = w[arms] + 1e-3 / arms.size  # warm start, strictly inside the simplex
-        w_arms /= w_arms.sum()
+        arms, w_arms = _next_working_arms(arms, w_arms, w, spanning, new_arms, d, _IP_KEEP_ARM)
     return best_w, best_val * scale, min(best_lb, best_val) * scale, total, converged
 
 
@@ -1451,13 +1463,7 @@ def _xy_pair_generation(
                 break
             tighten *= 0.1  # the restricted solve was too rough
         keys = np.union1d(keys, new_keys)
-        keep = arms[w_arms >= _XY_KEEP_ARM * float(w_arms.max())]
-        arms = np.union1d(
-            np.union1d(keep, spanning),
-            new_arms[np.argsort(-d[new_arms], kind="stable")][:_IP_ADD_ARMS],
-        )
-        w_arms = w[arms] + 1e-3 / arms.size  # warm start, strictly inside the simplex
-        w_arms /= w_arms.sum()
+        arms, w_arms = _next_working_arms(arms, w_arms, w, spanning, new_arms, d, _XY_KEEP_ARM)
     return best_w, best_val * scale, min(best_lb, best_val) * scale, total, converged
 
 
