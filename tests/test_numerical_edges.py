@@ -105,6 +105,10 @@ def test_one_dimensional_features():
     features = [[1.0], [0.5], [-1.0], [0.2]]
     run_all("LinearBAI-Custom-v0", features=features, theta=[1.0], sigma=0.1)
     run_all("LinearEpsGood-Custom-v0", features=features, theta=[1.0], epsilon=0.3, sigma=0.1)
+    # LinFACT-GLM's eq.-40 counts are large (Bernoulli outcomes, κ = 1/min σ'): it stops after
+    # about 2.2e6 samples here, with the right answer, so the cap is raised above that.
+    run_all("LogisticEpsGood-Custom-v0", features=features, theta=[2.0], epsilon=0.1,
+            max_samples=10**8)
 
 
 def test_huge_k_tiny_h():
