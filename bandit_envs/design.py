@@ -315,6 +315,22 @@ def _log_det(z: FloatArray, w: FloatArray) -> float:
     return float(logdet) if sign > 0 else -math.inf
 
 
+def _newton_working_set(g: FloatArray, w: FloatArray, r: int, bound: float) -> IntArray:
+    """The arms of a restricted Newton solve of the G design, sorted.
+
+    They are the support of ``w``, the violators (leverage ``g > bound``) and the
+    ``max(4r, 2·|support|)`` largest leverages.
+    """
+    k = g.size
+    n_extra = min(k, max(4 * r, 2 * int(np.count_nonzero(w))))
+    top = np.argpartition(-g, n_extra - 1)[:n_extra] if n_extra < k else np.arange(k)
+    ws = np.zeros(k, dtype=bool)
+    ws[top] = True
+    ws |= w > 0
+    ws |= g > bound
+    return np.flatnonzero(ws)
+
+
 def _g_warm(
     z: FloatArray, w: FloatArray, tol: float, max_iter: int
 ) -> tuple[FloatArray, int, bool]:
@@ -335,13 +351,7 @@ def _g_warm(
             return w, total, True
         if total >= max_iter:
             return w, total, False
-        n_extra = min(k, max(4 * r, 2 * int(np.count_nonzero(w))))
-        top = np.argpartition(-g, n_extra - 1)[:n_extra] if n_extra < k else np.arange(k)
-        ws = np.zeros(k, dtype=bool)
-        ws[top] = True
-        ws |= w > 0
-        ws |= g > bound
-        idx = np.flatnonzero(ws)
+        idx = _newton_working_set(g, w, r, bound)
         sub_w, its, ok = _newton_d_optimal(z[idx], w[idx].copy(), r, tol, max_iter - total)
         total += its
         if not ok and total < max_iter:
@@ -420,14 +430,7 @@ def g_optimal_design(
             break
         if total >= max_iter:
             break
-        # Working set: support, violators, and the largest leverages.
-        n_extra = min(k, max(4 * r, 2 * int(np.count_nonzero(w))))
-        top = np.argpartition(-g, n_extra - 1)[:n_extra] if n_extra < k else np.arange(k)
-        ws = np.zeros(k, dtype=bool)
-        ws[top] = True
-        ws |= w > 0
-        ws |= g > bound
-        idx = np.flatnonzero(ws)
+        idx = _newton_working_set(g, w, r, bound)
         if idx.size == k:
             w, its, converged = _wolfe_atwood(z, w, r, tol, max_iter - total)
             total += its
