@@ -3,9 +3,22 @@
 from __future__ import annotations
 
 import os
+import sys
+import warnings
 from pathlib import Path
 
-import pytest
+# Seeded results are bit-for-bit reproducible for a given number of BLAS threads: a multithreaded
+# OpenBLAS sums in another order, and an adaptive agent's trajectory can then branch (a near-tie
+# in a design solve). The recorded-result tests were recorded with one thread, which is also what
+# sweep workers use (bandit_envs.sweeps), so the suite pins it before NumPy loads BLAS.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+if "numpy" in sys.modules:  # a plugin imported NumPy first: the pin may not have taken effect
+    warnings.warn("NumPy was imported before tests/conftest.py could pin BLAS to one thread; "
+                  "tests comparing recorded results may fail (set OMP_NUM_THREADS=1).",
+                  stacklevel=1)
+
+import pytest  # noqa: E402
 
 _SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 if "BANDIT_ENVS_DATA" not in os.environ and _SHARED_DATA.is_dir():
