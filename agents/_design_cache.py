@@ -24,7 +24,12 @@ import numpy as np
 from bandit_envs.linalg import reduce_features
 
 __all__ = [
-    "DESIGNS", "DesignMemo", "array_key", "ols_estimator", "pinv_parts", "reduced_coordinates"
+    "DESIGNS",
+    "DesignMemo",
+    "array_key",
+    "ols_estimator",
+    "pinv_parts",
+    "reduced_coordinates",
 ]
 
 
@@ -101,6 +106,7 @@ DESIGNS = DesignMemo()
 
 def reduced_coordinates(features: np.ndarray) -> tuple[np.ndarray, bytes]:
     """:func:`bandit_envs.linalg.reduce_features` coordinates (memoised) and their memo key."""
+
     def compute() -> tuple[np.ndarray, bytes]:
         z = reduce_features(features)[0]
         z.flags.writeable = False

@@ -794,6 +794,4 @@ class GreedyPhase:
         """Counts after the first ``n`` pulls of the phase (``n`` ≤ its length)."""
         self.ensure(n)
         j = n // self.CHECKPOINT
-        return self._cum[j] + np.bincount(
-            self._seq[j * self.CHECKPOINT : n], minlength=self.n_arms
-        )
+        return self._cum[j] + np.bincount(self._seq[j * self.CHECKPOINT : n], minlength=self.n_arms)

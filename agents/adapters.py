@@ -255,8 +255,11 @@ class PolicyAgent:
         """The answer of the policy's stop action (or of the recommender)."""
         self._require_reset("recommend")
         if self._kind == "discrete":
-            return as_answer(self.recommender.recommend(), self.spec.n_items,
-                             who=f"{self.name}: recommender.recommend()")
+            return as_answer(
+                self.recommender.recommend(),
+                self.spec.n_items,
+                who=f"{self.name}: recommender.recommend()",
+            )
         if self._answer is None:  # the budget ran out: the next action is graded as a stop
             self._answer = self._bits(self._predict())
         return self._answer
@@ -362,8 +365,10 @@ class AgentPolicy:
         if spec.budget is None or self._samples[i] < spec.budget:
             arm = agent.select()
         if arm is not None:
-            if isinstance(arm, (bool, np.bool_)) or not isinstance(arm, numbers.Integral) or not (
-                0 <= int(arm) < k
+            if (
+                isinstance(arm, (bool, np.bool_))
+                or not isinstance(arm, numbers.Integral)
+                or not (0 <= int(arm) < k)
             ):
                 raise AgentProtocolError(
                     f"{name}.select() must return an arm in 0..{k - 1} or None; got {arm!r}."

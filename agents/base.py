@@ -130,6 +130,4 @@ class BaseAgent:
 
     def _require_reset(self, method: str) -> None:
         if not hasattr(self, "spec"):
-            raise AgentProtocolError(
-                f"{self.name}: call reset(spec, rng) before {method}()."
-            )
+            raise AgentProtocolError(f"{self.name}: call reset(spec, rng) before {method}().")

@@ -160,14 +160,18 @@ def log_f_neg(s: np.ndarray) -> np.ndarray:
     """
     s = np.minimum(np.asarray(s, dtype=np.float64), 1e100)
     if s.size and s.max() < _SERIES_FROM:  # the usual case: one expression
-        return -0.5 * s * s - _HALF_LOG_2PI + np.log1p(
-            -s * (_SQRT_HALF_PI * erfcx(s / math.sqrt(2.0)))
+        return (
+            -0.5 * s * s
+            - _HALF_LOG_2PI
+            + np.log1p(-s * (_SQRT_HALF_PI * erfcx(s / math.sqrt(2.0))))
         )
     out = np.empty_like(s)
     small = s < _SERIES_FROM
     ss = s[small]
-    out[small] = -0.5 * ss * ss - _HALF_LOG_2PI + np.log1p(
-        -ss * (_SQRT_HALF_PI * erfcx(ss / math.sqrt(2.0)))
+    out[small] = (
+        -0.5 * ss * ss
+        - _HALF_LOG_2PI
+        + np.log1p(-ss * (_SQRT_HALF_PI * erfcx(ss / math.sqrt(2.0))))
     )
     sl = s[~small]
     u = 1.0 / (sl * sl)
@@ -403,8 +407,10 @@ class _BayesFixedBudget(BaseAgent):
     def _check_prior(self, h: int) -> tuple[np.ndarray, float]:
         name = self.name
         eta = self.prior_std
-        if isinstance(eta, bool) or not isinstance(eta, numbers.Real) or not (
-            math.isfinite(eta) and eta > 0
+        if (
+            isinstance(eta, bool)
+            or not isinstance(eta, numbers.Real)
+            or not (math.isfinite(eta) and eta > 0)
         ):
             raise InvalidParameterError(
                 f"{name}: prior_std must be a finite number > 0; got {eta!r}."
@@ -535,9 +541,9 @@ class BayesGap(_BayesFixedBudget):
         name = self.name
         b = self.beta
         if b is not None and (
-            isinstance(b, bool) or not isinstance(b, numbers.Real) or not (
-                math.isfinite(b) and b > 0
-            )
+            isinstance(b, bool)
+            or not isinstance(b, numbers.Real)
+            or not (math.isfinite(b) and b > 0)
         ):
             raise InvalidParameterError(f"{name}: beta must be None or a number > 0; got {b!r}.")
         if self.gap_epsilon is not None:

@@ -88,17 +88,32 @@ def _best_arm_probes() -> list[Probe]:
     angle = np.array([[1.0, 0.0], [0.0, 1.0], [np.cos(0.5), np.sin(0.5)]])
     rank2 = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 1.0, 0.0], [0.5, 0.2, 0.0]])
     return [
-        Probe("3 arms in the plane", "best_arm",
-              lambda **s: _linear_env(angle, [1.0, 0.0], 0.5, "probe-plane", **s)),
-        Probe("easy: 3 arms, gap 1, sigma 0.2", "best_arm",
-              lambda **s: _linear_env(np.eye(3), [1.0, 0.0, -0.5], 0.2, "probe-easy", **s),
-              easy=True),
-        Probe("K=2, h=1", "best_arm",
-              lambda **s: _linear_env([[1.0], [0.5]], [1.0], 0.3, "probe-k2-h1", **s)),
-        Probe("rank-deficient features (K=4, h=3, rank 2)", "best_arm",
-              lambda **s: _linear_env(rank2, [1.0, 0.3, 5.0], 0.3, "probe-rank2", **s)),
-        Probe("noiseless (sigma=0)", "best_arm",
-              lambda **s: _linear_env(angle, [1.0, 0.0], 0.0, "probe-noiseless", **s)),
+        Probe(
+            "3 arms in the plane",
+            "best_arm",
+            lambda **s: _linear_env(angle, [1.0, 0.0], 0.5, "probe-plane", **s),
+        ),
+        Probe(
+            "easy: 3 arms, gap 1, sigma 0.2",
+            "best_arm",
+            lambda **s: _linear_env(np.eye(3), [1.0, 0.0, -0.5], 0.2, "probe-easy", **s),
+            easy=True,
+        ),
+        Probe(
+            "K=2, h=1",
+            "best_arm",
+            lambda **s: _linear_env([[1.0], [0.5]], [1.0], 0.3, "probe-k2-h1", **s),
+        ),
+        Probe(
+            "rank-deficient features (K=4, h=3, rank 2)",
+            "best_arm",
+            lambda **s: _linear_env(rank2, [1.0, 0.3, 5.0], 0.3, "probe-rank2", **s),
+        ),
+        Probe(
+            "noiseless (sigma=0)",
+            "best_arm",
+            lambda **s: _linear_env(angle, [1.0, 0.0], 0.0, "probe-noiseless", **s),
+        ),
     ]
 
 
@@ -113,22 +128,35 @@ def _pareto_set_probes() -> list[Probe]:
     plane = np.array([[1.0, 0.0], [0.0, 1.0], [np.cos(0.5), np.sin(0.5)], [0.3, 0.3]])
     rank2 = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 1.0, 0.0], [0.5, 0.2, 0.0]])
     return [
-        Probe("4 arms in the plane, 2 objectives", "pareto_set",
-              lambda **s: _pareto_env(plane, np.eye(2), 0.5, "probe-psi-plane", **s)),
-        Probe("easy: 3 arms, all gaps 0.5, sigma 0.2", "pareto_set",
-              lambda **s: _pareto_env(np.eye(3), [[1.0, 0.5], [0.5, 1.0], [0.0, 0.0]], 0.2,
-                                      "probe-psi-easy", **s),
-              easy=True),
-        Probe("rank-deficient features (K=4, h=3, rank 2), 2 objectives", "pareto_set",
-              lambda **s: _pareto_env(rank2, [[1.0, 0.2], [0.1, 1.0], [5.0, 5.0]], 0.3,
-                                      "probe-psi-rank2", **s)),
-        Probe("noiseless (sigma=0), 2 objectives", "pareto_set",
-              lambda **s: _pareto_env(plane, np.eye(2), 0.0, "probe-psi-noiseless", **s)),
+        Probe(
+            "4 arms in the plane, 2 objectives",
+            "pareto_set",
+            lambda **s: _pareto_env(plane, np.eye(2), 0.5, "probe-psi-plane", **s),
+        ),
+        Probe(
+            "easy: 3 arms, all gaps 0.5, sigma 0.2",
+            "pareto_set",
+            lambda **s: _pareto_env(
+                np.eye(3), [[1.0, 0.5], [0.5, 1.0], [0.0, 0.0]], 0.2, "probe-psi-easy", **s
+            ),
+            easy=True,
+        ),
+        Probe(
+            "rank-deficient features (K=4, h=3, rank 2), 2 objectives",
+            "pareto_set",
+            lambda **s: _pareto_env(
+                rank2, [[1.0, 0.2], [0.1, 1.0], [5.0, 5.0]], 0.3, "probe-psi-rank2", **s
+            ),
+        ),
+        Probe(
+            "noiseless (sigma=0), 2 objectives",
+            "pareto_set",
+            lambda **s: _pareto_env(plane, np.eye(2), 0.0, "probe-psi-noiseless", **s),
+        ),
     ]
 
 
-def _eps_good_env(features: Any, theta: Any, eps: float, sigma: float, name: str,
-                  **setting: Any):
+def _eps_good_env(features: Any, theta: Any, eps: float, sigma: float, name: str, **setting: Any):
     return PureExplorationEnv(
         LinearGaussian(features, theta, sigma), AllEpsilonGood(eps), name=name, **setting
     )
@@ -139,25 +167,45 @@ def _eps_good_probes() -> list[Probe]:
     plane = np.array([[1.0, 0.0], [0.0, 1.0], [np.cos(0.5), np.sin(0.5)]])
     rank2 = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 1.0, 0.0], [0.5, 0.2, 0.0]])
     return [
-        Probe("3 arms in the plane, eps 0.4", "all_eps_good",
-              lambda **s: _eps_good_env(plane, [1.0, 0.0], 0.4, 0.5, "probe-eps-plane", **s)),
-        Probe("easy: 3 arms, means 1, 0.8, 0, eps 0.5, sigma 0.2", "all_eps_good",
-              lambda **s: _eps_good_env(np.eye(3), [1.0, 0.8, 0.0], 0.5, 0.2,
-                                        "probe-eps-easy", **s),
-              easy=True),
-        Probe("K=2, h=1, eps 0.2", "all_eps_good",
-              lambda **s: _eps_good_env([[1.0], [0.5]], [1.0], 0.2, 0.3, "probe-eps-k2-h1", **s)),
-        Probe("rank-deficient features (K=4, h=3, rank 2), eps 0.5", "all_eps_good",
-              lambda **s: _eps_good_env(rank2, [1.0, 0.3, 5.0], 0.5, 0.3, "probe-eps-rank2",
-                                        **s)),
-        Probe("noiseless (sigma=0), eps 0.4", "all_eps_good",
-              lambda **s: _eps_good_env(plane, [1.0, 0.0], 0.4, 0.0, "probe-eps-noiseless",
-                                        **s)),
+        Probe(
+            "3 arms in the plane, eps 0.4",
+            "all_eps_good",
+            lambda **s: _eps_good_env(plane, [1.0, 0.0], 0.4, 0.5, "probe-eps-plane", **s),
+        ),
+        Probe(
+            "easy: 3 arms, means 1, 0.8, 0, eps 0.5, sigma 0.2",
+            "all_eps_good",
+            lambda **s: _eps_good_env(np.eye(3), [1.0, 0.8, 0.0], 0.5, 0.2, "probe-eps-easy", **s),
+            easy=True,
+        ),
+        Probe(
+            "K=2, h=1, eps 0.2",
+            "all_eps_good",
+            lambda **s: _eps_good_env([[1.0], [0.5]], [1.0], 0.2, 0.3, "probe-eps-k2-h1", **s),
+        ),
+        Probe(
+            "rank-deficient features (K=4, h=3, rank 2), eps 0.5",
+            "all_eps_good",
+            lambda **s: _eps_good_env(rank2, [1.0, 0.3, 5.0], 0.5, 0.3, "probe-eps-rank2", **s),
+        ),
+        Probe(
+            "noiseless (sigma=0), eps 0.4",
+            "all_eps_good",
+            lambda **s: _eps_good_env(plane, [1.0, 0.0], 0.4, 0.0, "probe-eps-noiseless", **s),
+        ),
     ]
 
 
-def _constrained_env(rewards: Any, costs: Any, thresholds: Any, name: str, *,
-                     sigma: tuple[float, float] = (1.0, 0.5), known: Any = (), **setting: Any):
+def _constrained_env(
+    rewards: Any,
+    costs: Any,
+    thresholds: Any,
+    name: str,
+    *,
+    sigma: tuple[float, float] = (1.0, 0.5),
+    known: Any = (),
+    **setting: Any,
+):
     model = ConstrainedGaussian(rewards, costs, sigma[0], sigma[1], known_arms=known)
     return PureExplorationEnv(model, ConstrainedMixedSupport(thresholds), name=name, **setting)
 
@@ -172,23 +220,43 @@ def _constrained_probes() -> list[Probe]:
     two_r = [1.0, 0.2, 1.5, 0.6]
     two_c = [[0.5, 0.3, 1.5, 1.2], [0.4, 1.6, 0.6, 0.5]]
     return [
-        Probe("K=5, L=1, mixed optimum {1, 2} (spec 004 fact 5)", "constrained_mixed",
-              lambda **s: _constrained_env(toy_r, toy_c, [1.0], "probe-cm-toy", **s)),
-        Probe("easy: K=3, L=1, deterministic optimum {0, slack}, sigma 0.1", "constrained_mixed",
-              lambda **s: _constrained_env([1.0, 0.2, 0.5], [[0.5, 0.4, 0.3]], [1.0],
-                                           "probe-cm-easy", sigma=(0.1, 0.05), **s),
-              easy=True),
-        Probe("K=4, L=2", "constrained_mixed",
-              lambda **s: _constrained_env(two_r, two_c, [1.0, 1.0], "probe-cm-l2", **s)),
-        Probe("K=5, L=1, arm 4 known", "constrained_mixed",
-              lambda **s: _constrained_env(toy_r, toy_c, [1.0], "probe-cm-known", known=(4,),
-                                           **s)),
-        Probe("infeasible (every cost above the threshold; answer ∅)", "constrained_mixed",
-              lambda **s: _constrained_env([1.0, 0.5, 0.2], [[2.0, 2.5, 3.0]], [1.0],
-                                           "probe-cm-infeasible", **s)),
-        Probe("noiseless (sigma=0), K=5, L=1", "constrained_mixed",
-              lambda **s: _constrained_env(toy_r, toy_c, [1.0], "probe-cm-noiseless",
-                                           sigma=(0.0, 0.0), **s)),
+        Probe(
+            "K=5, L=1, mixed optimum {1, 2} (spec 004 fact 5)",
+            "constrained_mixed",
+            lambda **s: _constrained_env(toy_r, toy_c, [1.0], "probe-cm-toy", **s),
+        ),
+        Probe(
+            "easy: K=3, L=1, deterministic optimum {0, slack}, sigma 0.1",
+            "constrained_mixed",
+            lambda **s: _constrained_env(
+                [1.0, 0.2, 0.5], [[0.5, 0.4, 0.3]], [1.0], "probe-cm-easy", sigma=(0.1, 0.05), **s
+            ),
+            easy=True,
+        ),
+        Probe(
+            "K=4, L=2",
+            "constrained_mixed",
+            lambda **s: _constrained_env(two_r, two_c, [1.0, 1.0], "probe-cm-l2", **s),
+        ),
+        Probe(
+            "K=5, L=1, arm 4 known",
+            "constrained_mixed",
+            lambda **s: _constrained_env(toy_r, toy_c, [1.0], "probe-cm-known", known=(4,), **s),
+        ),
+        Probe(
+            "infeasible (every cost above the threshold; answer ∅)",
+            "constrained_mixed",
+            lambda **s: _constrained_env(
+                [1.0, 0.5, 0.2], [[2.0, 2.5, 3.0]], [1.0], "probe-cm-infeasible", **s
+            ),
+        ),
+        Probe(
+            "noiseless (sigma=0), K=5, L=1",
+            "constrained_mixed",
+            lambda **s: _constrained_env(
+                toy_r, toy_c, [1.0], "probe-cm-noiseless", sigma=(0.0, 0.0), **s
+            ),
+        ),
     ]
 
 
@@ -218,7 +286,8 @@ class _Factory:
 
     def __init__(self, agent_or_factory: Any) -> None:
         factory = isinstance(agent_or_factory, type) or (
-            callable(agent_or_factory) and not isinstance(agent_or_factory, Agent)
+            callable(agent_or_factory)
+            and not isinstance(agent_or_factory, Agent)
             and not hasattr(agent_or_factory, "select")
         )
         if factory:
@@ -274,8 +343,11 @@ def _where(probe: Probe, setting: dict[str, Any]) -> str:
 def check_protocol(make: _Factory) -> None:
     """The four protocol methods exist and are callable."""
     agent = make()
-    missing = [m for m in ("reset", "select", "observe", "recommend")
-               if not callable(getattr(agent, m, None))]
+    missing = [
+        m
+        for m in ("reset", "select", "observe", "recommend")
+        if not callable(getattr(agent, m, None))
+    ]
     if missing:
         raise CheckFailure(f"the agent lacks the protocol method(s) {missing}.")
 

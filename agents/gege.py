@@ -241,11 +241,14 @@ class GEGE(PhaseTracking, BaseAgent):
                 f"{self.name}: constants must be 'theory' or 'practical'; got {self.constants!r}."
             )
         tol = self.design_tol
-        if (isinstance(tol, bool) or not isinstance(tol, (int, float))
-                or not math.isfinite(tol) or not 0 < tol < 1):
+        if (
+            isinstance(tol, bool)
+            or not isinstance(tol, (int, float))
+            or not math.isfinite(tol)
+            or not 0 < tol < 1
+        ):
             raise InvalidParameterError(
-                f"{self.name}: design_tol must be a float in the open interval (0, 1); "
-                f"got {tol!r}."
+                f"{self.name}: design_tol must be a float in the open interval (0, 1); got {tol!r}."
             )
         k = spec.n_arms
         features = np.eye(k) if spec.features is None else np.asarray(spec.features, float)
@@ -282,8 +285,14 @@ class GEGE(PhaseTracking, BaseAgent):
         eps = 2.0 ** (-(r + 1))
         delta_r = 6.0 * self.spec.delta / (math.pi**2 * r * r)
         if self.constants == "theory":
-            stat = (32.0 * (1.0 + 3.0 * eps) * self._sigma2 * rank / eps**2
-                    * math.log(2.0 * self._d * self._active.size / delta_r))
+            stat = (
+                32.0
+                * (1.0 + 3.0 * eps)
+                * self._sigma2
+                * rank
+                / eps**2
+                * math.log(2.0 * self._d * self._active.size / delta_r)
+            )
             n_stat = math.ceil(min(stat, MAX_PHASE_SAMPLES))
             n = max(n_stat, math.ceil(20.0 * rank / eps**2))
         else:
@@ -310,8 +319,14 @@ class GEGE(PhaseTracking, BaseAgent):
         self._cursor = 0
         self._pcounts = np.zeros(self.n_arms, dtype=np.int64)
         self._psums = np.zeros((self.n_arms, self._d))
-        self._plan = {"round": r, "active": active, "rank": rank, "samples": n, "kappa": kappa,
-                      "allocation": alloc}
+        self._plan = {
+            "round": r,
+            "active": active,
+            "rank": rank,
+            "samples": n,
+            "kappa": kappa,
+            "allocation": alloc,
+        }
         self._planned = True
 
     def _estimate(self) -> np.ndarray:
@@ -344,11 +359,18 @@ class GEGE(PhaseTracking, BaseAgent):
             keep = ~(acc | rej)
         self._accepted = sorted(self._accepted + active[acc].tolist())
         self._rejected = sorted(self._rejected + active[rej].tolist())
-        self.phase_history.append({
-            **self._plan, "epsilon": eps, "means": means, "gaps": gaps, "pareto": pareto,
-            "accepted": active[acc].tolist(), "rejected": active[rej].tolist(),
-            "survivors": active[keep].tolist(),
-        })
+        self.phase_history.append(
+            {
+                **self._plan,
+                "epsilon": eps,
+                "means": means,
+                "gaps": gaps,
+                "pareto": pareto,
+                "accepted": active[acc].tolist(),
+                "rejected": active[rej].tolist(),
+                "survivors": active[keep].tolist(),
+            }
+        )
         self._last_pareto = pareto[keep]
         self._active = active[keep]
         self._round = r

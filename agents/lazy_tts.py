@@ -45,9 +45,7 @@ def _ratio(num_sq: np.ndarray, norms_sq: np.ndarray) -> np.ndarray:
     return out
 
 
-def thresholding_glr(
-    means: np.ndarray, leverages: np.ndarray, tau: float, sigma: float
-) -> float:
+def thresholding_glr(means: np.ndarray, leverages: np.ndarray, tau: float, sigma: float) -> float:
     """GLR statistic of the thresholding answer {i : μ̂_i ≥ τ} (Gaussian noise, linear model).
 
     Z = min_i (μ̂_i − τ)²/(2σ²‖a_i‖²_{A⁻¹}) (Rivera & Tewari 2024; the alternative closest to θ̂

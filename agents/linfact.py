@@ -182,8 +182,12 @@ class _LinFACT(PhaseTracking, BaseAgent):
 
     def _check_float(self, name: str, ok: Callable[[float], bool], what: str) -> float:
         value = getattr(self, name)
-        if (isinstance(value, bool) or not isinstance(value, (int, float))
-                or not math.isfinite(value) or not ok(value)):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or not math.isfinite(value)
+            or not ok(value)
+        ):
             raise InvalidParameterError(f"{self.name}: {name} must be {what}; got {value!r}.")
         return float(value)
 
@@ -272,8 +276,13 @@ class _LinFACT(PhaseTracking, BaseAgent):
         alloc[active] = counts
         alloc.flags.writeable = False
         self._alloc = alloc
-        self._plan = {"round": r, "active": active.tolist(), **info, "samples": total,
-                      "allocation": counts.tolist()}
+        self._plan = {
+            "round": r,
+            "active": active.tolist(),
+            **info,
+            "samples": total,
+            "allocation": counts.tolist(),
+        }
         self._prepare_estimator(alloc)
         self._remaining = alloc.copy()
         self._left = total
@@ -315,11 +324,18 @@ class _LinFACT(PhaseTracking, BaseAgent):
         self._in_bad[active[bad]] = True
         self._in_good[active[new_good]] = True
         retired = remove & ~bad
-        self.phase_history.append({
-            **self._plan, "radius": radius, "means": means, "max_mean": float(means.max()),
-            "good": active[new_good].tolist(), "bad": active[bad].tolist(),
-            "retired": active[retired].tolist(), "survivors": active[~remove].tolist(),
-        })
+        self.phase_history.append(
+            {
+                **self._plan,
+                "radius": radius,
+                "means": means,
+                "max_mean": float(means.max()),
+                "good": active[new_good].tolist(),
+                "bad": active[bad].tolist(),
+                "retired": active[retired].tolist(),
+                "survivors": active[~remove].tolist(),
+            }
+        )
         self._means = np.full(self.n_arms, -np.inf)
         self._means[active] = means
         self._active = active[~remove]
@@ -427,8 +443,7 @@ class LinFACTG(_LinFACT):
             raise InvalidParameterError(
                 f"{self.name}: use_ambient_d must be True or False; got {self.use_ambient_d!r}."
             )
-        self._check_float("design_tol", lambda v: 0 < v < 1,
-                          "a float in the open interval (0, 1)")
+        self._check_float("design_tol", lambda v: 0 < v < 1, "a float in the open interval (0, 1)")
 
     def _design_key(self) -> tuple:
         return ("LinFACT-G", float(self.design_tol))
@@ -496,8 +511,7 @@ class LinFACTXY(_LinFACT):
 
     def _check_params(self) -> None:
         self._check_float("rounding_slack", lambda v: v >= 0, "a finite float >= 0")
-        self._check_float("design_tol", lambda v: 0 < v < 1,
-                          "a float in the open interval (0, 1)")
+        self._check_float("design_tol", lambda v: 0 < v < 1, "a float in the open interval (0, 1)")
 
     def _design_key(self) -> tuple:
         return ("LinFACT-XY", float(self.design_tol))

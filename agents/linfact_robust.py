@@ -55,8 +55,7 @@ class _GRounds(_LinFACT):
             raise InvalidParameterError(
                 f"{self.name}: use_ambient_d must be True or False; got {self.use_ambient_d!r}."
             )
-        self._check_float("design_tol", lambda v: 0 < v < 1,
-                          "a float in the open interval (0, 1)")
+        self._check_float("design_tol", lambda v: 0 < v < 1, "a float in the open interval (0, 1)")
 
 
 class LinFACTMIS(_GRounds):
@@ -181,8 +180,11 @@ class LinFACTMIS(_GRounds):
             self.estimator == "orthogonal" and self.use_features != "never"
         )
         if level is None and needs:
-            what = ("use_features='when_cheaper'" if self.use_features == "when_cheaper"
-                    else "the orthogonal estimator")
+            what = (
+                "use_features='when_cheaper'"
+                if self.use_features == "when_cheaper"
+                else "the orthogonal estimator"
+            )
             raise InvalidParameterError(
                 f"{self.name}: {what} needs the misspecification level L_m, and this problem "
                 f"does not publish it (ProblemSpec.misspecification is None); give L_m=..., or "
@@ -195,11 +197,11 @@ class LinFACTMIS(_GRounds):
     def _inflation(self, factor: float) -> float:
         if self._level is None or not self.inflate:
             return 0.0
-        return radius_inflation(self._level, factor, self.estimator,
-                                paper=bool(self.paper_radius))
+        return radius_inflation(self._level, factor, self.estimator, paper=bool(self.paper_radius))
 
-    def _structured_counts(self, r: int, weights: np.ndarray, factor: float,
-                           accuracy: float) -> np.ndarray:
+    def _structured_counts(
+        self, r: int, weights: np.ndarray, factor: float, accuracy: float
+    ) -> np.ndarray:
         if self.estimator == "ols":
             return self._g_counts(r, weights, factor, accuracy)
         # eq. 33: ⌈8 d π(a) ε^{-2} (d log 6 + log(K r(r+1)/δ))⌉, times σ²
@@ -218,13 +220,23 @@ class LinFACTMIS(_GRounds):
         eps_r = 2.0 ** (-r)
         if self.use_features == "never":
             counts = self._unstructured_counts(r, eps_r)
-            return counts, {"kind": "unstructured", "rank": int(self._active.size),
-                            "accuracy": eps_r, "inflation": 0.0, "radius": eps_r}
+            return counts, {
+                "kind": "unstructured",
+                "rank": int(self._active.size),
+                "accuracy": eps_r,
+                "inflation": 0.0,
+                "radius": eps_r,
+            }
         weights, value, rank = self._g_design_of_active()
         factor = self._factor(value, rank)
         c = self._inflation(factor)
-        info = {"kind": "structured", "rank": rank, "design_value": value, "factor": factor,
-                "inflation": c}
+        info = {
+            "kind": "structured",
+            "rank": rank,
+            "design_value": value,
+            "factor": factor,
+            "inflation": c,
+        }
         if self.use_features == "always":
             counts = self._structured_counts(r, weights, factor, eps_r)
             return counts, {**info, "accuracy": eps_r, "radius": eps_r + c}
@@ -233,8 +245,13 @@ class LinFACTMIS(_GRounds):
             counts = self._structured_counts(r, weights, factor, eps_r - c)
             if counts.sum() <= unstructured.sum():
                 return counts, {**info, "accuracy": eps_r - c, "radius": eps_r}
-        return unstructured, {"kind": "unstructured", "rank": int(self._active.size),
-                              "accuracy": eps_r, "inflation": 0.0, "radius": eps_r}
+        return unstructured, {
+            "kind": "unstructured",
+            "rank": int(self._active.size),
+            "accuracy": eps_r,
+            "inflation": 0.0,
+            "radius": eps_r,
+        }
 
     def _prepare_estimator(self, alloc: np.ndarray) -> None:
         if self._plan["kind"] == "structured" and self.estimator == "ols":
@@ -412,16 +429,28 @@ class LinFACTGLM(_GRounds):
         weights, value, rank = self._g_design_of_active()
         factor = self._factor(value, rank)
         counts = self._g_counts(r, weights, factor / self._cmin**2)
-        return counts, {"kind": "round", "rank": rank, "design_value": value, "factor": factor,
-                        "c_min": self._cmin}
+        return counts, {
+            "kind": "round",
+            "rank": rank,
+            "design_value": value,
+            "factor": factor,
+            "c_min": self._cmin,
+        }
 
     def _prepare_estimator(self, alloc: np.ndarray) -> None:
         if self._link.name == "identity":
             super()._prepare_estimator(alloc)
 
     def _mle(self, active: np.ndarray) -> np.ndarray:
-        fit = glm_mle(self._z, self._pcounts, self._psums, self._link, ridge=float(self.ridge),
-                      max_iter=int(self.max_iter), init=self._theta_hat)
+        fit = glm_mle(
+            self._z,
+            self._pcounts,
+            self._psums,
+            self._link,
+            ridge=float(self.ridge),
+            max_iter=int(self.max_iter),
+            init=self._theta_hat,
+        )
         self._fit = fit
         eta = self._z[active] @ fit.theta
         if self._bound is not None:
@@ -449,10 +478,17 @@ class LinFACTGLM(_GRounds):
         if self._plan["kind"] != "warmup":
             super()._finish_phase()
             return
-        fit = glm_mle(self._z, self._pcounts, self._psums, self._link, ridge=float(self.ridge),
-                      max_iter=int(self.max_iter))
+        fit = glm_mle(
+            self._z,
+            self._pcounts,
+            self._psums,
+            self._link,
+            ridge=float(self.ridge),
+            max_iter=int(self.max_iter),
+        )
         self._theta_hat = fit.theta
-        self.phase_history.append({**self._plan, "mle_iterations": fit.iterations,
-                                   "mle_converged": fit.converged})
+        self.phase_history.append(
+            {**self._plan, "mle_iterations": fit.iterations, "mle_converged": fit.converged}
+        )
         self._warm = True
         self._planned = False

@@ -131,8 +131,12 @@ def single_direction_design_full(z: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def _positive_float(agent: str, name: str, value: object, *, allow_zero: bool = False) -> float:
-    ok = (not isinstance(value, bool) and isinstance(value, (int, float))
-          and math.isfinite(value) and (value >= 0 if allow_zero else value > 0))
+    ok = (
+        not isinstance(value, bool)
+        and isinstance(value, (int, float))
+        and math.isfinite(value)
+        and (value >= 0 if allow_zero else value > 0)
+    )
     if not ok:
         what = "a finite float >= 0" if allow_zero else "a finite float > 0"
         raise InvalidParameterError(f"{agent}: {name} must be {what}; got {value!r}.")
@@ -246,8 +250,7 @@ class LinGapE(BaseAgent):
             )
         if self.confidence not in CONFIDENCES:
             raise InvalidParameterError(
-                f"{who}: confidence must be one of {list(CONFIDENCES)}; got "
-                f"{self.confidence!r}."
+                f"{who}: confidence must be one of {list(CONFIDENCES)}; got {self.confidence!r}."
             )
         self._ridge = _positive_float(who, "ridge", self.ridge)
         self._eps = _positive_float(who, "epsilon", self.epsilon, allow_zero=True)
@@ -367,8 +370,9 @@ class LinGapE(BaseAgent):
         more since the last refresh than keeping p more (O(K p) per pull) would have.
         """
         p = len(self._slot_arm)
-        if (self._misses * (self._r + 3) > p * self._since_refresh
-                and p < min(MAX_CACHE_COLUMNS, self.n_arms)):
+        if self._misses * (self._r + 3) > p * self._since_refresh and p < min(
+            MAX_CACHE_COLUMNS, self.n_arms
+        ):
             self._allocate_columns(min(2 * p, MAX_CACHE_COLUMNS, self.n_arms))
         self._misses = 0
         z, m, ru = self._z, self._m, self._ru
@@ -455,8 +459,11 @@ class LinGapE(BaseAgent):
             inner = 0.5 * self._logdet - 0.5 * r * math.log(lam) + math.log(1.0 / delta)
             return sigma * math.sqrt(2.0 * max(inner, 0.0)) + math.sqrt(lam) * self._s
         c = self._ridge
-        inner = (0.5 * r * math.log((1.0 + c) / c) + 0.5 * (self._logdet - self._logdet0)
-                 + math.log(1.0 / delta))
+        inner = (
+            0.5 * r * math.log((1.0 + c) / c)
+            + 0.5 * (self._logdet - self._logdet0)
+            + math.log(1.0 / delta)
+        )
         return sigma * math.sqrt(2.0 * (1.0 + c) * max(inner, 0.0))
 
     def _decide(self) -> None:

@@ -139,8 +139,11 @@ class ODLinBAI(PhaseTracking, BaseAgent):
             self._budgets, self._survivors = od_linbai_schedule(int(spec.budget), k, dim)
         except ValueError:
             phases = max(1, math.ceil(math.log2(dim))) if dim > 1 else 1
-            need = (min(k, dim * (dim + 1) // 2)
-                    + sum(math.ceil(dim / 2**r) for r in range(1, phases)) + phases)
+            need = (
+                min(k, dim * (dim + 1) // 2)
+                + sum(math.ceil(dim / 2**r) for r in range(1, phases))
+                + phases
+            )
             raise InvalidParameterError(
                 f"{self.name}: budget must be at least {need} for K={k} arms of rank d={dim} "
                 f"(⌈log₂ d⌉ = {phases} phase(s) of at least one pull each, plus "
@@ -163,9 +166,7 @@ class ODLinBAI(PhaseTracking, BaseAgent):
     def _plan_phase(self) -> None:
         active, n = self._active, self._budgets[self._phase]
         key = ("ODLinBAI", self._zkey, active.tobytes(), n)
-        self._alloc, self._estimator = DESIGNS.get(
-            key, lambda: _phase_plan(self._z, active, n)
-        )
+        self._alloc, self._estimator = DESIGNS.get(key, lambda: _phase_plan(self._z, active, n))
         self._remaining = self._alloc.copy()
         self._left = n
         self._cursor = 0
@@ -184,11 +185,15 @@ class ODLinBAI(PhaseTracking, BaseAgent):
             means = self._z[active] @ theta
         order = np.argsort(-means, kind="stable")
         kept = np.sort(active[order[: self._survivors[self._phase]]])
-        self.phase_history.append({
-            "phase": self._phase + 1, "active": active.tolist(),
-            "samples": self._budgets[self._phase], "allocation": self._alloc.tolist(),
-            "survivors": kept.tolist(),
-        })
+        self.phase_history.append(
+            {
+                "phase": self._phase + 1,
+                "active": active.tolist(),
+                "samples": self._budgets[self._phase],
+                "allocation": self._alloc.tolist(),
+                "survivors": kept.tolist(),
+            }
+        )
         self._means = np.full(self.n_arms, -np.inf)
         self._means[active] = means
         self._active = kept

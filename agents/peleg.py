@@ -239,8 +239,16 @@ def best_response(
 class _Phase:
     """The deterministic game of one phase (lines 9–23): burn-in, then rounds until the end."""
 
-    def __init__(self, z: np.ndarray, active: np.ndarray, consts: dict[str, float], *,
-                 use_ball: bool, eta_clock: str, hedge_update_every: int) -> None:
+    def __init__(
+        self,
+        z: np.ndarray,
+        active: np.ndarray,
+        consts: dict[str, float],
+        *,
+        use_ball: bool,
+        eta_clock: str,
+        hedge_update_every: int,
+    ) -> None:
         self.z = z
         k, r = z.shape
         self.k = k
@@ -315,12 +323,14 @@ class _Phase:
             wm = (self.z.T * self.w) @ self.z
             wm = 0.5 * (wm + wm.T)
             try:
-                lam, _, _ = best_response(wm, self.pairs, self.eps,
-                                          self.radius if self.use_ball else None)
+                lam, _, _ = best_response(
+                    wm, self.pairs, self.eps, self.radius if self.use_ball else None
+                )
             except np.linalg.LinAlgError:  # underflowed weights: regularise slightly
                 wm += 1e-12 * np.trace(wm) * np.eye(wm.shape[0])
-                lam, _, _ = best_response(wm, self.pairs, self.eps,
-                                          self.radius if self.use_ball else None)
+                lam, _, _ = best_response(
+                    wm, self.pairs, self.eps, self.radius if self.use_ball else None
+                )
             proj = self.z @ lam
             self.u = proj * proj
         self.gains += self.u
@@ -465,8 +475,14 @@ class PELEG(BaseAgent):
         noise = 1.0 if spec.noise_std is None else spec.noise_std
         self._sigma = float(np.max(noise))
         self._key = (
-            hashlib.sha1(self._z.tobytes()).hexdigest(), self._z.shape, float(spec.delta),
-            self._sigma, self._use_ball, self._shrink, self.delta_schedule, self.eta_clock,
+            hashlib.sha1(self._z.tobytes()).hexdigest(),
+            self._z.shape,
+            float(spec.delta),
+            self._sigma,
+            self._use_ball,
+            self._shrink,
+            self.delta_schedule,
+            self.eta_clock,
             int(every),
         )
         self._active = np.arange(spec.n_arms)
@@ -487,15 +503,25 @@ class PELEG(BaseAgent):
         diff = za[i] - za[j]
         diameter_sq = float(np.max(np.sum(diff * diff, axis=1)))
         return phase_constants(
-            self._c_min, diameter_sq, self.n_arms, self._m, self.spec.delta, sigma=self._sigma,
-            shrink_eps=self._shrink, delta_schedule=self.delta_schedule,
+            self._c_min,
+            diameter_sq,
+            self.n_arms,
+            self._m,
+            self.spec.delta,
+            sigma=self._sigma,
+            shrink_eps=self._shrink,
+            delta_schedule=self.delta_schedule,
         )
 
     def _start_phase(self) -> None:
         self._consts = self._constants()
         self._phase = _Phase(
-            self._z, self._active, self._consts, use_ball=self._use_ball,
-            eta_clock=self.eta_clock, hedge_update_every=int(self.hedge_update_every),
+            self._z,
+            self._active,
+            self._consts,
+            use_ball=self._use_ball,
+            eta_clock=self.eta_clock,
+            hedge_update_every=int(self.hedge_update_every),
         )
         self._phase_counts[:] = 0
         self._phase_sums[:] = 0.0
@@ -509,15 +535,17 @@ class PELEG(BaseAgent):
         scores = self._z[self._active] @ theta
         keep = scores.max() - scores <= 0.5 ** (self._m + 2)
         phase = self._phase
-        self._log.append({
-            "m": self._m,
-            "active": self._active.tolist(),
-            "samples": int(phase.t),
-            "counts": phase.counts.copy(),
-            "max_pair_norm": phase.max_pair_norm(),
-            "theta_hat": theta.copy(),
-            **self._consts,
-        })
+        self._log.append(
+            {
+                "m": self._m,
+                "active": self._active.tolist(),
+                "samples": int(phase.t),
+                "counts": phase.counts.copy(),
+                "max_pair_norm": phase.max_pair_norm(),
+                "theta_hat": theta.copy(),
+                **self._consts,
+            }
+        )
         self._active = self._active[keep]
         self._m += 1
         self._phase = None

@@ -130,8 +130,9 @@ class APE(BaseAgent):
         k, d = spec.n_arms, int(spec.outcome_dim)
         self._k, self._d = k, d
         self._eps = float(spec.epsilon or 0.0)
-        self._width = ape_width_terms(float(spec.delta), _sigma(spec), threshold=self.threshold,
-                                      n_arms=k, n_objectives=d)
+        self._width = ape_width_terms(
+            float(spec.delta), _sigma(spec), threshold=self.threshold, n_arms=k, n_objectives=d
+        )
         self._muT = np.zeros((d, k))  # sample means, one row per objective
         self._inv = np.zeros(k)  # 1 / T_i
         self._ell = np.zeros(k)  # ℓ(T_i)
@@ -379,9 +380,14 @@ class APE(BaseAgent):
         self._flush()
         self._resolve_all()
         k = self._k
-        return {"lower": self._h2[0].copy(), "upper": self._h2[1].copy(),
-                "h": self._mins[:k].copy(), "g": -self._mins[k:], "argmin": self._args[:k].copy(),
-                "means": self._mu.copy()}
+        return {
+            "lower": self._h2[0].copy(),
+            "upper": self._h2[1].copy(),
+            "h": self._mins[:k].copy(),
+            "g": -self._mins[k:],
+            "argmin": self._args[:k].copy(),
+            "means": self._mu.copy(),
+        }
 
     def recommend(self) -> Answer:
         """``S(t)`` at stopping.
@@ -408,12 +414,49 @@ class _APEBuffers:
     ``M̂ + β`` row ``r − K`` otherwise; its entry in column ``j`` is ``flat_values[r K + j]``.
     """
 
-    __slots__ = ("args", "args_lower", "args_upper", "arm", "beta", "c0", "col", "col_flat",
-                 "col_lower", "col_upper", "d", "ell", "flat", "flat_values", "h", "hi", "index",
-                 "index_lower", "index_upper", "lo", "lower_cols", "lower_rows", "lt", "mins",
-                 "minus_inf", "mu_rows", "neg_beta", "ng", "offsets", "offsets_lower",
-                 "offsets_upper", "opt", "rows", "scalar", "scale", "score", "tmp", "tmp2",
-                 "upper_cols", "upper_rows", "zero")
+    __slots__ = (
+        "args",
+        "args_lower",
+        "args_upper",
+        "arm",
+        "beta",
+        "c0",
+        "col",
+        "col_flat",
+        "col_lower",
+        "col_upper",
+        "d",
+        "ell",
+        "flat",
+        "flat_values",
+        "h",
+        "hi",
+        "index",
+        "index_lower",
+        "index_upper",
+        "lo",
+        "lower_cols",
+        "lower_rows",
+        "lt",
+        "mins",
+        "minus_inf",
+        "mu_rows",
+        "neg_beta",
+        "ng",
+        "offsets",
+        "offsets_lower",
+        "offsets_upper",
+        "opt",
+        "rows",
+        "scalar",
+        "scale",
+        "score",
+        "tmp",
+        "tmp2",
+        "upper_cols",
+        "upper_rows",
+        "zero",
+    )
 
     def __init__(self, agent: APE) -> None:
         k, d = agent._k, agent._d
@@ -584,8 +627,17 @@ class Racing(_Rounds):
     def _classify(self) -> None:
         spec = self.spec
         t = self._round
-        beta = float(ape_confidence(t, t, float(spec.delta), self._sig, threshold=self.threshold,
-                                    n_arms=spec.n_arms, n_objectives=int(spec.outcome_dim)))
+        beta = float(
+            ape_confidence(
+                t,
+                t,
+                float(spec.delta),
+                self._sig,
+                threshold=self.threshold,
+                n_arms=spec.n_arms,
+                n_objectives=int(spec.outcome_dim),
+            )
+        )
         big_m = dominance_margins(self._active_means())
         # m̂(i, j)_+ > β  ⇔  −M̂(i, j) > β (β ≥ 0); the diagonal M̂(i, i) = 0 never triggers
         remove = (-big_m > beta).any(axis=1)
@@ -658,8 +710,9 @@ class PAL(_Rounds):
         gram = (z.T * n) @ z
         inv = np.linalg.inv(gram)
         self._theta = inv @ (z.T @ self.sums)
-        log_term = math.log(spec.n_arms * int(spec.outcome_dim) * math.pi**2 * t * t
-                            / (6.0 * float(spec.delta)))
+        log_term = math.log(
+            spec.n_arms * int(spec.outcome_dim) * math.pi**2 * t * t / (6.0 * float(spec.delta))
+        )
         b_t = log_term / 5.0 if self.constants == "practical" else 2.0 * self._sig**2 * log_term
         za = z[self._active]
         lev = np.maximum(np.einsum("ij,jk,ik->i", za, inv, za), 0.0)

@@ -200,10 +200,15 @@ class EGESH(_SampleMeanPhases):
         per = self.spec.budget // (active.size * self._rounds)
         alloc = np.zeros(self.n_arms, dtype=np.int64)
         alloc[active] = per
-        self._set_allocation(alloc, {
-            "round": self._round + 1, "active": active, "samples": per * active.size,
-            "allocation": np.full(active.size, per, dtype=np.int64),
-        })
+        self._set_allocation(
+            alloc,
+            {
+                "round": self._round + 1,
+                "active": active,
+                "samples": per * active.size,
+                "allocation": np.full(active.size, per, dtype=np.int64),
+            },
+        )
 
     def _finish_phase(self) -> None:
         active = self._active
@@ -212,11 +217,17 @@ class EGESH(_SampleMeanPhases):
         keep = np.zeros(active.size, dtype=bool)
         keep[halving_keep(result.gaps, result.pareto, -(-active.size // 2))] = True
         acc, rej = ~keep & result.pareto, ~keep & ~result.pareto
-        self.phase_history.append({
-            **self._plan, "means": means, "gaps": result.gaps, "pareto": result.pareto,
-            "accepted": active[acc].tolist(), "rejected": active[rej].tolist(),
-            "survivors": active[keep].tolist(),
-        })
+        self.phase_history.append(
+            {
+                **self._plan,
+                "means": means,
+                "gaps": result.gaps,
+                "pareto": result.pareto,
+                "accepted": active[acc].tolist(),
+                "rejected": active[rej].tolist(),
+                "survivors": active[keep].tolist(),
+            }
+        )
         self._classify(active, acc, rej)
         self._round += 1
         self._planned = False
@@ -273,8 +284,9 @@ class EGESR(_SampleMeanPhases):
                 f"{self.name}: the budget must be larger than the number of arms K = {k} so "
                 f"that every arm is pulled in the first phase; got {spec.budget!r}."
             )
-        self.schedule = (successive_rejects_schedule(k, spec.budget) if k >= 2
-                         else np.zeros(0, dtype=np.int64))
+        self.schedule = (
+            successive_rejects_schedule(k, spec.budget) if k >= 2 else np.zeros(0, dtype=np.int64)
+        )
         self._start(spec)
         if k == 1:
             self._accepted = [0]
@@ -294,10 +306,15 @@ class EGESR(_SampleMeanPhases):
         per = self._increment(self._round + 1)
         alloc = np.zeros(self.n_arms, dtype=np.int64)
         alloc[active] = per
-        self._set_allocation(alloc, {
-            "round": self._round + 1, "active": active, "samples": per * active.size,
-            "allocation": np.full(active.size, per, dtype=np.int64),
-        })
+        self._set_allocation(
+            alloc,
+            {
+                "round": self._round + 1,
+                "active": active,
+                "samples": per * active.size,
+                "allocation": np.full(active.size, per, dtype=np.int64),
+            },
+        )
 
     def _finish_phase(self) -> None:
         while True:
@@ -321,11 +338,17 @@ class EGESR(_SampleMeanPhases):
             acc[int(np.argmax(i1))] = True
         if self._round + 1 == self.schedule.size:  # the last arm is accepted
             acc |= ~(acc | rej)
-        self.phase_history.append({
-            **self._plan, "means": means, "gaps": gaps, "pareto": pareto,
-            "accepted": active[acc].tolist(), "rejected": active[rej].tolist(),
-            "survivors": active[~(acc | rej)].tolist(),
-        })
+        self.phase_history.append(
+            {
+                **self._plan,
+                "means": means,
+                "gaps": gaps,
+                "pareto": pareto,
+                "accepted": active[acc].tolist(),
+                "rejected": active[rej].tolist(),
+                "survivors": active[~(acc | rej)].tolist(),
+            }
+        )
         self._classify(active, acc, rej)
         self._round += 1
         self._planned = False
@@ -412,8 +435,7 @@ class PSIUniform(_SampleMeanPhases):
         if self._fb:
             self._set_allocation(self._fb_alloc, {"round": 1})
         else:
-            self._set_allocation(np.ones(self.n_arms, dtype=np.int64),
-                                 {"round": self._round + 1})
+            self._set_allocation(np.ones(self.n_arms, dtype=np.int64), {"round": self._round + 1})
 
     def _finish_phase(self) -> None:
         self._round += 1
@@ -422,8 +444,14 @@ class PSIUniform(_SampleMeanPhases):
             self._stopped = True
             return
         means = self.sums / self.counts[:, None]
-        self.stop_statistics = ape_stop(means, self.counts, self.spec.delta, self._sigma,
-                                        threshold=self.threshold, epsilon=self._eps)
+        self.stop_statistics = ape_stop(
+            means,
+            self.counts,
+            self.spec.delta,
+            self._sigma,
+            threshold=self.threshold,
+            epsilon=self._eps,
+        )
         self._stopped = self.stop_statistics.stop
 
     def recommend(self) -> Answer:

@@ -89,6 +89,7 @@ def _rage_design(z: np.ndarray, active: np.ndarray, tol: float) -> tuple[np.ndar
 
         def value(weights: np.ndarray) -> float:
             return xy_value(z, weights, targets)
+
     w[w <= SUPPORT_TOL * w.sum()] = 0.0
     w /= w.sum()
     rho = value(w)
@@ -216,11 +217,19 @@ class RAGE(PhaseTracking, BaseAgent):
     def _on_reset(self, spec: ProblemSpec) -> None:
         for name, value, ok, what in (
             ("epsilon", self.epsilon, lambda v: v > 0, "a finite float > 0"),
-            ("design_tol", self.design_tol, lambda v: 0 < v < 1,
-             "a float in the open interval (0, 1)"),
+            (
+                "design_tol",
+                self.design_tol,
+                lambda v: 0 < v < 1,
+                "a float in the open interval (0, 1)",
+            ),
         ):
-            if (isinstance(value, bool) or not isinstance(value, (int, float))
-                    or not math.isfinite(value) or not ok(value)):
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or not math.isfinite(value)
+                or not ok(value)
+            ):
                 raise InvalidParameterError(f"{self.name}: {name} must be {what}; got {value!r}.")
         k = spec.n_arms
         features = np.eye(k) if spec.features is None else np.asarray(spec.features, float)
@@ -271,11 +280,16 @@ class RAGE(PhaseTracking, BaseAgent):
         else:  # observations outside the plan (only if a caller feeds them): solve afresh
             means = _phase_estimator(self._z, self._pcounts, self._active) @ self._psums
         keep = means.max() - means <= 2.0 ** (-(m + 2))
-        self.phase_history.append({
-            "phase": m, "active": self._active.tolist(), "rho": self._rho,
-            "samples": self._n, "allocation": self._alloc.tolist(),
-            "survivors": self._active[keep].tolist(),
-        })
+        self.phase_history.append(
+            {
+                "phase": m,
+                "active": self._active.tolist(),
+                "rho": self._rho,
+                "samples": self._n,
+                "allocation": self._alloc.tolist(),
+                "survivors": self._active[keep].tolist(),
+            }
+        )
         self._means = np.full(self.n_arms, -np.inf)
         self._means[self._active] = means
         self._active = self._active[keep]

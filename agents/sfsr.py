@@ -238,8 +238,10 @@ class SFSR(PhaseTracking, _ConstrainedAgent):
             return
         items = np.flatnonzero(alive)
         lowest = np.flatnonzero(live == live.min())
-        pick = lowest[0] if self.tie_break == "lowest_index" or lowest.size == 1 else (
-            lowest[self.rng.integers(lowest.size)]
+        pick = (
+            lowest[0]
+            if self.tie_break == "lowest_index" or lowest.size == 1
+            else (lowest[self.rng.integers(lowest.size)])
         )
         out = int(items[pick])
         alive[out] = False
@@ -350,4 +352,3 @@ class USLP(_ConstrainedAgent):
     def pulls_per_arm(self) -> int:
         """``⌊N / K0⌋`` for this episode."""
         return getattr(self, "_per_arm", 0)
-

@@ -170,8 +170,7 @@ class _StaticAllocation(_SoareAgent):
     def _on_reset(self, spec: ProblemSpec) -> None:
         _check_choice(self.allocation, "allocation", self.name, ("greedy", "design"))
         parse_soare_threshold(self.threshold, self.name)
-        _check_real(self.check_growth, "check_growth", self.name, "a number >= 0",
-                    lambda v: v >= 0)
+        _check_real(self.check_growth, "check_growth", self.name, "a number >= 0", lambda v: v >= 0)
         self._setup(spec)
         self._plan_obj: Any = None
         self._next = len(self._init)  # first stopping check: right after the initialisation
@@ -610,9 +609,7 @@ class XYAdaptive(_SoareAgent):
         targets = z[i] - z[j]
         key = (self.allocation, self._min_len, target, tuple(act.tolist())) + _key(z, init)
         if self.allocation == "greedy":
-            return _PHASES.get(
-                key, lambda: GreedyPhase(z, targets, init, target, self._min_len)
-            )
+            return _PHASES.get(key, lambda: GreedyPhase(z, targets, init, target, self._min_len))
         hit = _PHASES.peek(key)
         if hit is None or (not hit.complete and hit.computed < cap):
             hit = self._design_phase(act, targets, target, cap)
@@ -828,8 +825,13 @@ class FullyAdaptiveXY(_SoareAgent):
     def _on_reset(self, spec: ProblemSpec) -> None:
         _check_real(self.ridge, "ridge", self.name, "a number > 0", lambda v: v > 0)
         if self.theta_norm_bound is not None:
-            _check_real(self.theta_norm_bound, "theta_norm_bound", self.name,
-                        "None or a number >= 0", lambda v: v >= 0)
+            _check_real(
+                self.theta_norm_bound,
+                "theta_norm_bound",
+                self.name,
+                "None or a number >= 0",
+                lambda v: v >= 0,
+            )
         self._setup(spec)
         # η in units of max‖x‖² (a power of two): rescaling the features changes nothing
         self._eta = float(self.ridge) * ridge_unit(self._z)

@@ -105,8 +105,9 @@ class _TopMGap(LinGapE):
                     "or m=None."
                 )
             m = int(min(max(round(float(spec.extras["m_hint"])), 1), k - 1))
-        if m is not None and (isinstance(m, bool) or not isinstance(m, (int, np.integer))
-                              or not 1 <= m <= k - 1):
+        if m is not None and (
+            isinstance(m, bool) or not isinstance(m, (int, np.integer)) or not 1 <= m <= k - 1
+        ):
             raise InvalidParameterError(
                 f"{who}: m must be None (re-estimated as the size of the empirical eps-good "
                 f"set), 'hint' or an integer in [1, K - 1] = [1, {k - 1}] (the size of the "
@@ -118,14 +119,16 @@ class _TopMGap(LinGapE):
             )
         if self.selection not in self._selections:
             raise InvalidParameterError(
-                f"{who}: selection must be one of {list(self._selections)}; got "
-                f"{self.selection!r}."
+                f"{who}: selection must be one of {list(self._selections)}; got {self.selection!r}."
             )
         tol = self.tolerance
         if isinstance(tol, str) and tol == "epsilon":
             tol = float(spec.epsilon) if spec.epsilon is not None else 0.0
-        if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not (
-                math.isfinite(tol) and tol >= 0):
+        if (
+            isinstance(tol, bool)
+            or not isinstance(tol, (int, float))
+            or not (math.isfinite(tol) and tol >= 0)
+        ):
             raise InvalidParameterError(
                 f"{who}: tolerance must be a finite float >= 0 (the epsilon of (eps, m)-"
                 f"identification; 0 for exact top-m) or 'epsilon' (the task's); got {tol!r}."

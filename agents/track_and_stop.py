@@ -186,14 +186,15 @@ class LinearTrackAndStop(BaseAgent):
         name = self.name
         t = self._beta_choice
         message = (
-            f"{name}: {self._beta_param} must be 'proven', 'heuristic' or a number > 0; "
-            f"got {t!r}."
+            f"{name}: {self._beta_param} must be 'proven', 'heuristic' or a number > 0; got {t!r}."
         )
         if isinstance(t, str):
             if t not in THRESHOLDS:
                 raise InvalidParameterError(message)
-        elif isinstance(t, bool) or not isinstance(t, (int, float)) or not (
-            math.isfinite(t) and t > 0
+        elif (
+            isinstance(t, bool)
+            or not isinstance(t, (int, float))
+            or not (math.isfinite(t) and t > 0)
         ):
             raise InvalidParameterError(message)
         if self.tracking not in ("C", "D"):
@@ -206,7 +207,8 @@ class LinearTrackAndStop(BaseAgent):
             )
         c = self.exploration_constant
         if c is not None and (
-            isinstance(c, bool) or not isinstance(c, (int, float))
+            isinstance(c, bool)
+            or not isinstance(c, (int, float))
             or not (math.isfinite(c) and c >= 0)
         ):
             raise InvalidParameterError(
@@ -215,8 +217,11 @@ class LinearTrackAndStop(BaseAgent):
         for key in ("reg", "recompute_ratio"):
             v = getattr(self, key)
             strict = key == "reg"
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or (
-                v <= 0 if strict else v < 0
+            if (
+                isinstance(v, bool)
+                or not isinstance(v, (int, float))
+                or not math.isfinite(v)
+                or (v <= 0 if strict else v < 0)
             ):
                 cons = "a finite number > 0" if strict else "a finite number >= 0"
                 raise InvalidParameterError(f"{name}: {key} must be {cons}; got {v!r}.")
@@ -242,7 +247,8 @@ class LinearTrackAndStop(BaseAgent):
         self._span = spanning_subset(z)
         lam0 = float(np.linalg.eigvalsh(z[self._span].T @ z[self._span])[0]) if r else 0.0
         self._c = (
-            lam0 / math.sqrt(r) if self.exploration_constant is None
+            lam0 / math.sqrt(r)
+            if self.exploration_constant is None
             else float(self.exploration_constant)
         )
         w_span = np.zeros(k)
@@ -401,8 +407,9 @@ class LinearTrackAndStop(BaseAgent):
             return False
         base = math.log(1.0 / self._delta) + 0.5 * self._logdet
         if upper < base:
-            self._beta = self_normalized_threshold(self._logdet, max(self._lmin, 1e-300),
-                                                   self._delta, self._reg)
+            self._beta = self_normalized_threshold(
+                self._logdet, max(self._lmin, 1e-300), self._delta, self._reg
+            )
             self._z_stat = math.nan
             return True
         return False
@@ -443,11 +450,13 @@ class LinearTrackAndStop(BaseAgent):
             return self._beta
         base = math.log(1.0 / self._delta) + 0.5 * self._logdet
         if self._z_stat < base:  # fails even with the factor 1: no need for λ_min
-            self._beta = self_normalized_threshold(self._logdet, max(self._lmin, 1e-300),
-                                                   self._delta, self._reg)
+            self._beta = self_normalized_threshold(
+                self._logdet, max(self._lmin, 1e-300), self._delta, self._reg
+            )
             return self._beta
-        beta = self_normalized_threshold(self._logdet, max(self._lmin, 1e-300), self._delta,
-                                         self._reg)
+        beta = self_normalized_threshold(
+            self._logdet, max(self._lmin, 1e-300), self._delta, self._reg
+        )
         if self._z_stat < beta and self.t - self._lmin_t >= max(1, self.t // 1000):
             self._update_lmin()
             beta = self_normalized_threshold(self._logdet, self._lmin, self._delta, self._reg)
@@ -495,8 +504,9 @@ class LinearTrackAndStop(BaseAgent):
         init = None if self._w is None else 0.999 * self._w + 0.001 * self._w_span
         kw = {} if self.design_max_iter is None else {"max_iter": int(self.design_max_iter)}
         try:
-            res = transductive_design(self._z, targets, weights, tol=self.design_tol, init=init,
-                                      **kw)
+            res = transductive_design(
+                self._z, targets, weights, tol=self.design_tol, init=init, **kw
+            )
         except ValueError:
             res = transductive_design(self._z, targets, weights, tol=self.design_tol, **kw)
         w = np.maximum(res.weights, 0.0)

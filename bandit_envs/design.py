@@ -1047,9 +1047,7 @@ def _ip_dense_step(
         rhs = np.column_stack([rhs1, b, np.ones(n)]) * scale[:, None]
         x = cho_solve((chol, True), rhs, check_finite=False) * scale[:, None]
         # H Δw − bΔt + 1Δη = rhs1 ⇒ Δw = x0 + x1Δt − x2Δη; then the rows of Δt and Δη.
-        mat2 = np.array(
-            [[dd.sum() - b @ x[:, 1], b @ x[:, 2]], [x[:, 1].sum(), -x[:, 2].sum()]]
-        )
+        mat2 = np.array([[dd.sum() - b @ x[:, 1], b @ x[:, 2]], [x[:, 1].sum(), -x[:, 2].sum()]])
         try:
             dt, deta = np.linalg.solve(mat2, [rhs2 + b @ x[:, 0], rhs3 - x[:, 0].sum()])
         except np.linalg.LinAlgError:
@@ -1166,8 +1164,13 @@ def _heaviest_arms(w: FloatArray, frac: float = 1e-3) -> NDArray[np.intp]:
 
 
 def _next_working_arms(
-    arms: IntArray, w_arms: FloatArray, w: FloatArray, spanning: IntArray, new_arms: IntArray,
-    d: FloatArray, keep_frac: float,
+    arms: IntArray,
+    w_arms: FloatArray,
+    w: FloatArray,
+    spanning: IntArray,
+    new_arms: IntArray,
+    d: FloatArray,
+    keep_frac: float,
 ) -> tuple[IntArray, FloatArray]:
     """Column generation's next working set of arms, and its warm start.
 
@@ -1266,9 +1269,7 @@ def _transductive_ip(
             if inner_tol <= _IP_MIN_TOL:
                 break
             inner_tol = max(_IP_MIN_TOL, 0.1 * inner_tol)  # the restricted solve was too rough
-        rows = np.union1d(
-            rows, new_rows[np.argsort(-f[new_rows], kind="stable")][:_IP_ADD_TARGETS]
-        )
+        rows = np.union1d(rows, new_rows[np.argsort(-f[new_rows], kind="stable")][:_IP_ADD_TARGETS])
         arms, w_arms = _next_working_arms(arms, w_arms, w, spanning, new_arms, d, _IP_KEEP_ARM)
     return best_w, best_val * scale, min(best_lb, best_val) * scale, total, converged
 
@@ -1398,8 +1399,9 @@ def _xy_pair_generation(
     """
     k, r = z.shape
 
-    def scan(v: FloatArray, floor: float, frac: float) -> tuple[float, IntArray, IntArray,
-                                                                FloatArray]:
+    def scan(
+        v: FloatArray, floor: float, frac: float
+    ) -> tuple[float, IntArray, IntArray, FloatArray]:
         if among is None:
             return _pair_scan(v, floor, frac, _XY_ADD_PAIRS)
         top, si, sj, sf = _pair_scan(v[among], floor, frac, _XY_ADD_PAIRS)
@@ -1714,7 +1716,13 @@ def xy_design(
     if method != "pair_generation":
         targets = pairwise_differences(x if sub is None else x[sub])
         return transductive_design(
-            x, targets, target_weights, tol=tol, max_iter=max_iter, init=init, method=method,
+            x,
+            targets,
+            target_weights,
+            tol=tol,
+            max_iter=max_iter,
+            init=init,
+            method=method,
         )
     if target_weights is not None:
         raise ValueError(
@@ -1746,9 +1754,7 @@ def xy_design(
 def _check_among(among: ArrayLike, k: int) -> IntArray:
     """Validate ``among`` (distinct arm indices in ``[0, K)``, at least two); as int64."""
     a = np.asarray(among)
-    if a.ndim != 1 or a.dtype == bool or not (
-        np.issubdtype(a.dtype, np.integer) or a.size == 0
-    ):
+    if a.ndim != 1 or a.dtype == bool or not (np.issubdtype(a.dtype, np.integer) or a.size == 0):
         raise InvalidParameterError(
             "among is expected to be a 1-D array of integer arm indices. Got "
             f"shape {a.shape} and dtype {a.dtype}."

@@ -235,9 +235,7 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
             return outcome.copy(), reward - self.sample_cost, False, True, info
         return outcome.copy(), -self.sample_cost, False, False, {"samples": self._samples}
 
-    def step_batch(
-        self, counts: Any
-    ) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+    def step_batch(self, counts: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Pull arm k ``counts[k]`` times at once; return per-arm sums of the outcomes.
 
         The sums, shape (K, m), are drawn exactly (equal in distribution to pulling one at a
@@ -284,9 +282,7 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
             return self._picture.renderer(self.render_mode).render(self)
         if self.render_mode != "ansi":
             return None
-        setting = (
-            f"delta={self.delta:g}" if self.delta is not None else f"budget={self.budget}"
-        )
+        setting = f"delta={self.delta:g}" if self.delta is not None else f"budget={self.budget}"
         state = "ended: " + str(self._stop_reason) if self._done else "running"
         pulls = np.array2string(self._pulls, threshold=12, edgeitems=4)
         last = np.array2string(self._last, precision=3, threshold=6)
@@ -304,11 +300,13 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
 
     def pull_action(self, arm: int) -> np.ndarray:
         """The MultiDiscrete action that pulls ``arm`` (an integer in ``0..K-1``)."""
-        if (isinstance(arm, (bool, np.bool_)) or not isinstance(arm, numbers.Integral)
-                or not 0 <= int(arm) < self.n_arms):
+        if (
+            isinstance(arm, (bool, np.bool_))
+            or not isinstance(arm, numbers.Integral)
+            or not 0 <= int(arm) < self.n_arms
+        ):
             raise InvalidActionError(
-                f"{self.name}: pull_action needs an arm index in 0..{self.n_arms - 1}; got "
-                f"{arm!r}."
+                f"{self.name}: pull_action needs an arm index in 0..{self.n_arms - 1}; got {arm!r}."
             )
         action = np.zeros(1 + self.n_items, dtype=np.int64)
         action[0] = arm
@@ -399,8 +397,7 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
                 )
         if not 0 <= arm <= k:
             raise InvalidActionError(
-                f"{self.name}: arm {arm} is out of range; pull an arm 0..{k - 1} or stop with "
-                f"{k}."
+                f"{self.name}: arm {arm} is out of range; pull an arm 0..{k - 1} or stop with {k}."
             )
         return arm, bits
 

@@ -473,8 +473,11 @@ def eps_good_glr(
     else:
         xv = np.asarray(projected, dtype=np.float64)
         lev = np.asarray(leverages, dtype=np.float64)
-        if x.ndim != 2 or th.shape != (x.shape[1],) or xv.shape != x.shape or lev.shape != (
-            x.shape[0],
+        if (
+            x.ndim != 2
+            or th.shape != (x.shape[1],)
+            or xv.shape != x.shape
+            or lev.shape != (x.shape[0],)
         ):
             raise InvalidParameterError(
                 f"{who}: expected features (K, h), theta_hat (h,), projected (K, h) and "

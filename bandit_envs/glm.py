@@ -175,8 +175,9 @@ class GLMFit:
     decrement: float
 
 
-def _objective(link: Link, x: FloatArray, n: FloatArray, s: FloatArray, theta: FloatArray,
-               ridge: float) -> float:
+def _objective(
+    link: Link, x: FloatArray, n: FloatArray, s: FloatArray, theta: FloatArray, ridge: float
+) -> float:
     eta = x @ theta
     return float(s @ eta - n @ link.cumulant(eta) - 0.5 * ridge * theta @ theta)
 
@@ -295,5 +296,10 @@ def glm_mle(
             break
         theta, value = trial, trial_value
     theta.setflags(write=False)
-    return GLMFit(theta=theta, converged=converged, iterations=iterations,
-                  log_likelihood=value, decrement=decrement)
+    return GLMFit(
+        theta=theta,
+        converged=converged,
+        iterations=iterations,
+        log_likelihood=value,
+        decrement=decrement,
+    )

@@ -319,8 +319,9 @@ def scan_bases(
     x, nonsingular = solve_bases(a, b, bases, singular_tol=singular_tol)
     with np.errstate(invalid="ignore"):
         feasible = nonsingular & (x >= -feasibility_tol).all(axis=1)
-        values = np.where(feasible, (mu[bases] * np.where(feasible[:, None], x, 0.0)).sum(axis=1),
-                          -np.inf)
+        values = np.where(
+            feasible, (mu[bases] * np.where(feasible[:, None], x, 0.0)).sum(axis=1), -np.inf
+        )
     return BasisScan(bases=bases, x=x, values=values, feasible=feasible)
 
 
@@ -497,8 +498,12 @@ def solve_lp(
         return LPSolution("infeasible", np.zeros(n), -math.inf, None)
     if res.status != 0:  # pragma: no cover - the feasible set is bounded (p in the simplex)
         raise RuntimeError(f"solve_lp: HiGHS failed with status {res.status}: {res.message}")
-    return LPSolution("optimal", np.asarray(res.x, dtype=np.float64), float(-res.fun),
-                      -np.asarray(res.eqlin.marginals, dtype=np.float64))
+    return LPSolution(
+        "optimal",
+        np.asarray(res.x, dtype=np.float64),
+        float(-res.fun),
+        -np.asarray(res.eqlin.marginals, dtype=np.float64),
+    )
 
 
 def lp_dual(
@@ -513,8 +518,7 @@ def lp_dual(
 
     n, m = a.shape[1], a.shape[0]
     mask = np.ones(n, dtype=bool) if alive is None else np.asarray(alive, dtype=bool)
-    res = linprog(b, A_ub=-a[:, mask].T, b_ub=-mu[mask], bounds=[(None, None)] * m,
-                  method="highs")
+    res = linprog(b, A_ub=-a[:, mask].T, b_ub=-mu[mask], bounds=[(None, None)] * m, method="highs")
     if res.status == 3:
         return None
     if res.status != 0:  # pragma: no cover - the dual is always feasible (spec 004 §2.5)
@@ -580,8 +584,9 @@ def optimal_basis(
         items = ", ".join(_item_name(i, k) for i in support)
         kind = (
             "a degenerate optimum: some basic coordinate is 0, so an infinitesimal change of the "
-            "costs changes the support" if len(support) < m else
-            "the optimum is not a vertex, so it is not unique"
+            "costs changes the support"
+            if len(support) < m
+            else "the optimum is not a vertex, so it is not unique"
         )
         raise InvalidInstanceError(
             f"{who}: Assumption 1 fails (spec 004 §1.4): the optimal solution has "
@@ -718,8 +723,13 @@ def _one_constraint(g: FloatArray, norm2: FloatArray, eq: Any) -> FloatArray:
 
 
 def _two_constraints(
-    m11: FloatArray, m12: FloatArray, m22: FloatArray, g1: FloatArray, g2: FloatArray,
-    eq1: Any, eq2: Any,
+    m11: FloatArray,
+    m12: FloatArray,
+    m22: FloatArray,
+    g1: FloatArray,
+    g2: FloatArray,
+    eq1: Any,
+    eq2: Any,
 ) -> FloatArray:
     """``min ‖d‖² s.t. a₁ᵀd + g₁ (= or ≤) 0 and a₂ᵀd + g₂ (= or ≤) 0``, in closed form.
 
@@ -758,8 +768,9 @@ def _simplex_grid(k: int, resolution: int) -> FloatArray:
     if k == 1:
         return np.ones((1, 1))
     bars = basis_table(resolution + k - 1, k - 1)
-    edges = np.column_stack([np.full(bars.shape[0], -1), bars,
-                             np.full(bars.shape[0], resolution + k - 1)])
+    edges = np.column_stack(
+        [np.full(bars.shape[0], -1), bars, np.full(bars.shape[0], resolution + k - 1)]
+    )
     return (np.diff(edges, axis=1) - 1) / resolution
 
 
@@ -805,8 +816,9 @@ def _minimise(
     top_idx = np.empty((n_rows, starts), dtype=np.int64)
     for lo in range(0, n_rows, chunk):
         rows = np.arange(lo, min(n_rows, lo + chunk))
-        pts = [np.broadcast_to(g[index[b]], (rows.size, c, g.shape[1]))
-               for b, g in enumerate(grids)]
+        pts = [
+            np.broadcast_to(g[index[b]], (rows.size, c, g.shape[1])) for b, g in enumerate(grids)
+        ]
         vals = f(rows, pts)
         order = np.argpartition(vals, starts - 1, axis=1)[:, :starts]
         top_idx[rows] = order
@@ -955,11 +967,18 @@ def hardness(
             slack_j[np.arange(group.shape[0]), group[:, col] - k] = True
         r_j, c_j = r[arms_j], np.moveaxis(c[:, arms_j], 0, 1)  # (B, kj), (B, L, kj)
         u_j = unk[arms_j].astype(np.float64)
-        overlap = ((arms_j[:, :, None] == arms_i[None, None, :]) & unk[arms_j][:, :, None])
+        overlap = (arms_j[:, :, None] == arms_i[None, None, :]) & unk[arms_j][:, :, None]
         overlap = overlap.astype(np.float64)  # (B, kj, ki)
 
-        def pair(rows: IntArray, w: list[FloatArray], r_j=r_j, c_j=c_j, u_j=u_j,
-                 overlap=overlap, slack_j=slack_j) -> FloatArray:
+        def pair(
+            rows: IntArray,
+            w: list[FloatArray],
+            r_j=r_j,
+            c_j=c_j,
+            u_j=u_j,
+            overlap=overlap,
+            slack_j=slack_j,
+        ) -> FloatArray:
             p, q = w
             m11 = _dot(p * p, u_i)
             m22 = _dot(q * q, u_j[rows][:, None, :])
@@ -971,13 +990,11 @@ def hardness(
             for ell in range(n_cost):
                 g1 = _dot(p, c_i[ell]) - cbar[ell]
                 g2 = _dot(q, c_rows[:, None, ell, :]) - cbar[ell]
-                cost = _two_constraints(m11, m12, m22, g1, g2, not slack_i[ell],
-                                        eq_j[:, None, ell])
+                cost = _two_constraints(m11, m12, m22, g1, g2, not slack_i[ell], eq_j[:, None, ell])
                 total = total + _weighted(cost, wc)
             return total
 
-        values, did = _minimise(pair, [arms_i.size, kj], group.shape[0],
-                                grid_points=grid_points)
+        values, did = _minimise(pair, [arms_i.size, kj], group.shape[0], grid_points=grid_points)
         searched |= did
         per_basis[rows_kj] = values
         np.minimum.at(gaps, group.ravel(), np.repeat(values, m))

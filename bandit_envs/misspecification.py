@@ -53,8 +53,9 @@ FloatArray = NDArray[np.float64]
 EXACT_THRESHOLD_MAX_ARMS = 200
 
 
-def _check_features_means(features: ArrayLike, means: ArrayLike, who: str
-                          ) -> tuple[FloatArray, FloatArray]:
+def _check_features_means(
+    features: ArrayLike, means: ArrayLike, who: str
+) -> tuple[FloatArray, FloatArray]:
     x = np.asarray(features, dtype=np.float64)
     mu = np.asarray(means, dtype=np.float64).reshape(-1)
     if x.ndim != 2 or x.shape[0] != mu.size or mu.size == 0:
@@ -68,8 +69,10 @@ def _check_features_means(features: ArrayLike, means: ArrayLike, who: str
 
 
 def _check_bound(bound: float, who: str) -> float:
-    if isinstance(bound, bool) or not isinstance(bound, (int, float, np.floating)) or not (
-        math.isfinite(bound) and bound >= 0
+    if (
+        isinstance(bound, bool)
+        or not isinstance(bound, (int, float, np.floating))
+        or not (math.isfinite(bound) and bound >= 0)
     ):
         raise InvalidParameterError(f"{who}: L_m must be a finite float >= 0; got {bound!r}.")
     return float(bound)
@@ -107,8 +110,9 @@ def chebyshev_deviation(features: ArrayLike, means: ArrayLike) -> tuple[FloatArr
 # --------------------------------------------------------------------------- the estimator
 
 
-def dead_zone_loss(features: ArrayLike, counts: ArrayLike, sums: ArrayLike, theta: ArrayLike,
-                   bound: float) -> float:
+def dead_zone_loss(
+    features: ArrayLike, counts: ArrayLike, sums: ArrayLike, theta: ArrayLike, bound: float
+) -> float:
     """``f(θ) = Σ_{k: N_k > 0} N_k (|μ̃_k − a_kᵀθ| − L_m)_+²`` with ``μ̃_k = s_k/N_k``.
 
     The value of eq. 30 once the deviation is minimised out (spec 002 §2.5): for fixed θ,
@@ -229,7 +233,8 @@ def orthogonal_estimate(
                 converged = True
                 break
             hess = (zp.T * weights) @ zp + 1e-12 * np.trace(gram) / max(u.shape[1], 1) * np.eye(
-                u.shape[1])
+                u.shape[1]
+            )
             step = -np.linalg.solve(hess, grad)
             slope = float(grad @ step)
             t = 1.0
@@ -258,8 +263,9 @@ def orthogonal_estimate(
     return OrthogonalFit(theta, deviation, means, value, iterations, converged)
 
 
-def radius_inflation(bound: float, dimension: float, estimator: str = "ols", *,
-                     paper: bool = False) -> float:
+def radius_inflation(
+    bound: float, dimension: float, estimator: str = "ols", *, paper: bool = False
+) -> float:
     """The confidence radius added to ``ε_r`` when ``L_m`` is known (spec 002 §2.5).
 
     * ``"ols"``: ``L_m(√d + 1)``. The OLS estimate of a G-optimally sampled round errs by
@@ -289,8 +295,9 @@ def radius_inflation(bound: float, dimension: float, estimator: str = "ols", *,
 # --------------------------------------------------------------------------- Proposition 5.3
 
 
-def _unstructured_perturbations(means: FloatArray, epsilon: float, multiplicative: bool
-                                ) -> tuple[FloatArray, FloatArray]:
+def _unstructured_perturbations(
+    means: FloatArray, epsilon: float, multiplicative: bool
+) -> tuple[FloatArray, FloatArray]:
     """Per arm, the largest upward and downward moves of the closest unstructured alternatives.
 
     For a culprit with direction ``y`` (identity features) and margin ``b``, the closest
@@ -301,8 +308,9 @@ def _unstructured_perturbations(means: FloatArray, epsilon: float, multiplicativ
     from bandit_envs.eps_good import eps_good_culprits
 
     k = means.size
-    targets, margins = eps_good_culprits(np.eye(k), means, epsilon,
-                                         multiplicative=multiplicative, dedupe=False)
+    targets, margins = eps_good_culprits(
+        np.eye(k), means, epsilon, multiplicative=multiplicative, dedupe=False
+    )
     up, down = np.zeros(k), np.zeros(k)
     rows, cols = np.nonzero(targets)
     moves = -margins[rows] / targets[rows, cols]
@@ -389,13 +397,15 @@ def misspecified_lower_bounds(
 
     x, mu = _check_features_means(features, means, "misspecified_lower_bounds")
     var = float(sigma) ** 2
-    unstr = unstructured_eps_good_lower_bound(mu, epsilon, sigma=1.0,
-                                              multiplicative=multiplicative, tol=tol)
+    unstr = unstructured_eps_good_lower_bound(
+        mu, epsilon, sigma=1.0, multiplicative=multiplicative, tol=tol
+    )
     return var * _linear_shift_bound(x, mu, epsilon, multiplicative, tol), var * unstr.t_star
 
 
-def _linear_shift_bound(x: FloatArray, mu: FloatArray, epsilon: float, multiplicative: bool,
-                        tol: float) -> float:
+def _linear_shift_bound(
+    x: FloatArray, mu: FloatArray, epsilon: float, multiplicative: bool, tol: float
+) -> float:
     """``T_lin`` of :func:`misspecified_lower_bounds` for σ = 1."""
     from bandit_envs.design import transductive_design
     from bandit_envs.eps_good import eps_good_culprits
@@ -437,8 +447,9 @@ def misspecified_complexity(
     var = float(sigma) ** 2
     t_lin = var * _linear_shift_bound(x, mu, epsilon, multiplicative, 1e-4)
     if t_unstructured is None:
-        t_unstr = misspecified_lower_bounds(x, mu, epsilon, sigma=sigma,
-                                            multiplicative=multiplicative)[1]
+        t_unstr = misspecified_lower_bounds(
+            x, mu, epsilon, sigma=sigma, multiplicative=multiplicative
+        )[1]
     else:
         t_unstr = float(t_unstructured)
     threshold = structure_threshold(x, mu, epsilon, multiplicative=multiplicative)
@@ -531,9 +542,7 @@ def residual_deviation(
         dev = np.zeros(k) if top <= 1e-12 or bound == 0.0 else bound * r / top
         return ResidualDeviation(dev, None, None)
     if kind != "adversarial":
-        raise InvalidParameterError(
-            f"{who}: kind must be 'random' or 'adversarial'; got {kind!r}."
-        )
+        raise InvalidParameterError(f"{who}: kind must be 'random' or 'adversarial'; got {kind!r}.")
     best = int(np.argmax(nu))
     threshold = float(nu[best]) - float(epsilon)
     # equality constraints ΨᵀΔ = 0 through an orthonormal basis of the column space
@@ -546,8 +555,9 @@ def residual_deviation(
         good = nu[arm] >= threshold
         c = np.zeros(k)
         c[arm], c[best] = (1.0, -1.0) if good else (-1.0, 1.0)  # linprog minimises cᵀΔ
-        res = linprog(c, A_eq=basis.T, b_eq=np.zeros(basis.shape[1]),
-                      bounds=[(-1.0, 1.0)] * k, method="highs")
+        res = linprog(
+            c, A_eq=basis.T, b_eq=np.zeros(basis.shape[1]), bounds=[(-1.0, 1.0)] * k, method="highs"
+        )
         push = -float(res.fun) if res.status == 0 else 0.0
         if push <= 1e-12:
             continue

@@ -219,8 +219,16 @@ class MisspecifiedLinearGaussian(RewardModel):
 
     structure = "misspecified_linear"
 
-    def __init__(self, features: Any, means: Any, sigma: Any = None, cov: Any = None, *,
-                 bound: Any = None, theta: Any = None) -> None:
+    def __init__(
+        self,
+        features: Any,
+        means: Any,
+        sigma: Any = None,
+        cov: Any = None,
+        *,
+        bound: Any = None,
+        theta: Any = None,
+    ) -> None:
         who = "MisspecifiedLinearGaussian"
         x = _check_feature_scale(check_matrix(features, "features", who, ndim=2), who)
         mu = check_matrix(means, "means", who, ndim=2)
@@ -244,8 +252,10 @@ class MisspecifiedLinearGaussian(RewardModel):
         self._deviation: np.ndarray | None = None
         if theta is not None:
             th = check_matrix(theta, "theta", who, ndim=(1, 2))
-            if th.shape[0] != x.shape[1] or (th.ndim == 2 and th.shape[1] != mu.shape[1]) or (
-                th.ndim == 1 and mu.shape[1] != 1
+            if (
+                th.shape[0] != x.shape[1]
+                or (th.ndim == 2 and th.shape[1] != mu.shape[1])
+                or (th.ndim == 1 and mu.shape[1] != 1)
             ):
                 raise InvalidParameterError(
                     f"{who}: theta must have one row per feature column ({x.shape[1]}) and one "
@@ -314,8 +324,12 @@ class MisspecifiedLinearGaussian(RewardModel):
 
     def public_fields(self) -> dict[str, Any]:
         """Structure, features, the marginal σ and ``L_m`` if told; not the means or the fit."""
-        return {"structure": self.structure, "features": self._features, "noise_std": self.sigma,
-                "misspecification": self._bound}
+        return {
+            "structure": self.structure,
+            "features": self._features,
+            "noise_std": self.sigma,
+            "misspecification": self._bound,
+        }
 
     def truth(self) -> dict[str, Any]:
         """Means, least-squares fit and its deviation (and ``noise_cov`` if a ``cov`` was given).
@@ -467,7 +481,6 @@ class ConstrainedGaussian(RewardModel):
         return {"means": self._means, "rewards": self._rewards, "costs": self._costs}
 
 
-
 def check_rewards_costs(rewards: Any, costs: Any, who: str) -> tuple[np.ndarray, np.ndarray]:
     """Validated ``(r, c)`` of a constrained instance: ``r`` (K,), K ≥ 2, ``c`` (L, K).
 
@@ -487,6 +500,7 @@ def check_rewards_costs(rewards: Any, costs: Any, who: str) -> tuple[np.ndarray,
     if r.size < 2:
         raise InvalidParameterError(f"{who}: there must be at least 2 arms; got {r.size}.")
     return r, c
+
 
 def _check_known(known: Any, k: int, who: str) -> tuple[int, ...]:
     """Sorted distinct arm indices in ``0..k-1`` leaving at least one arm unknown, or raise."""
@@ -632,8 +646,9 @@ def _factor(c: np.ndarray) -> np.ndarray:
 # misspecified linear and generalized linear models (spec 002 §1.6, §1.7; Li et al. §5, §6)
 
 
-def _check_bound_consistent(bound: Any, x: np.ndarray, mu: np.ndarray,
-                            deviation: np.ndarray | None, who: str) -> float:
+def _check_bound_consistent(
+    bound: Any, x: np.ndarray, mu: np.ndarray, deviation: np.ndarray | None, who: str
+) -> float:
     """Return ``L_m`` if some θ puts every mean within ``L_m`` of ``Θᵀx_k``, else raise."""
     from bandit_envs.misspecification import chebyshev_deviation
 
@@ -717,8 +732,12 @@ class _CanonicalGLM(RewardModel):
 
     def public_fields(self) -> dict[str, Any]:
         """Structure ``"glm"``, features, the link and ``noise_std``; θ and the means are not."""
-        return {"structure": self.structure, "features": self._features, "link": self.link_name,
-                "noise_std": self.noise_bound()}
+        return {
+            "structure": self.structure,
+            "features": self._features,
+            "link": self.link_name,
+            "noise_std": self.noise_bound(),
+        }
 
     def truth(self) -> dict[str, Any]:
         """θ, the linear predictors and the means."""

@@ -607,8 +607,10 @@ def _check_width_args(
         raise InvalidParameterError(f"{who}: sigma must be a finite float >= 0; got {sigma!r}.")
     if threshold == "union":
         for name, value in (("n_arms", n_arms), ("n_objectives", n_objectives)):
-            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or (
-                value < 1
+            if (
+                isinstance(value, (bool, np.bool_))
+                or not isinstance(value, (int, np.integer))
+                or (value < 1)
             ):
                 raise InvalidParameterError(
                     f"{who}: {name} must be an integer >= 1 with threshold='union'; got {value!r}."

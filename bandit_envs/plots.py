@@ -38,7 +38,7 @@ def pyplot() -> Any:
         import matplotlib.pyplot as plt
     except ImportError:
         raise InvalidParameterError(
-            "plots need matplotlib; install it with `pip install \"bandit-envs[plot]\"`."
+            'plots need matplotlib; install it with `pip install "bandit-envs[plot]"`.'
         ) from None
     return plt
 
@@ -68,8 +68,9 @@ def plot_samples(records: Sequence[dict[str, Any]], folder: Path) -> list[Path]:
         names = list(agents)
         fig, ax = plt.subplots(figsize=(max(5.0, 1.3 * len(names) + 2), 4.2))
         ax.boxplot([[r["samples"] for r in agents[a]] for a in names], showmeans=True)
-        ticks = [f"{a}\nerror rate {np.mean([not r['correct'] for r in agents[a]]):.3f}"
-                 for a in names]
+        ticks = [
+            f"{a}\nerror rate {np.mean([not r['correct'] for r in agents[a]]):.3f}" for a in names
+        ]
         ax.set_xticks(range(1, len(names) + 1), ticks, rotation=15, ha="right", fontsize=8)
         lower = group[0].get("lower_bound")
         if lower:
@@ -159,5 +160,8 @@ def plot_all(records: Sequence[dict[str, Any]], folder: str | Path) -> list[Path
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     records = [dict(r) for r in records]
-    return (plot_samples(records, folder) + plot_error_vs_budget(records, folder)
-            + plot_pulls(records, folder))
+    return (
+        plot_samples(records, folder)
+        + plot_error_vs_budget(records, folder)
+        + plot_pulls(records, folder)
+    )

@@ -208,8 +208,7 @@ ENVS: tuple[EnvEntry, ...] = (
         summary="K=24 arms on the cost grid c1 x c2, L=2, cbar=(1,1); answer = optimal LP basis "
         "over 26 items (slacks 24, 25); fixed budget (keywords instance in D1P, D2P, D3P, D1I, "
         "D2I, D3I, sigma_r, sigma_c; defaults 'D1P', 1, 0.5; budget=40000)",
-        source="Tang, Jain, Nayyar, Nuzzo 2024 (arXiv 2405.15090), App. C, Table 1 "
-        "(spec 004 §4.2)",
+        source="Tang, Jain, Nayyar, Nuzzo 2024 (arXiv 2405.15090), App. C, Table 1 (spec 004 §4.2)",
     ),
     EnvEntry(
         id="ConstrainedMixed-Hard-v0",

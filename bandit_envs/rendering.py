@@ -63,7 +63,7 @@ def require_matplotlib(who: str = "rendering") -> Any:
     except ImportError:
         raise ImportError(
             f"{who} needs matplotlib to draw pictures; install the plot extra with "
-            f"`pip install \"bandit-envs[plot]\"` (or `pip install matplotlib`)."
+            f'`pip install "bandit-envs[plot]"` (or `pip install matplotlib`).'
         ) from None
     return matplotlib
 
@@ -355,10 +355,19 @@ def _arms(fig: Any, ax: Any, xy: np.ndarray, pulls: np.ndarray, label: bool = Tr
     order = np.argsort(pulls, kind="stable")  # most pulled drawn last, on top
     k = pulls.size
     points = ax.scatter(
-        xy[order, 0], xy[order, 1], s=_sizes(pulls)[order], c=pulls[order], cmap=_CMAP,
-        norm=norm, edgecolors="0.25", linewidths=0.4 if k > 60 else 0.6, alpha=0.9, zorder=2,
-        label="arm: index (pulls); area, colour: pulls" if label and k <= 12 else
-        "arm (area, colour: pulls)",
+        xy[order, 0],
+        xy[order, 1],
+        s=_sizes(pulls)[order],
+        c=pulls[order],
+        cmap=_CMAP,
+        norm=norm,
+        edgecolors="0.25",
+        linewidths=0.4 if k > 60 else 0.6,
+        alpha=0.9,
+        zorder=2,
+        label="arm: index (pulls); area, colour: pulls"
+        if label and k <= 12
+        else "arm (area, colour: pulls)",
     )
     bar = fig.colorbar(points, cax=fig.add_axes((0.87, 0.2, 0.02, 0.7)))
     bar.ax.set_title("pulls", fontsize=8, loc="left")
@@ -370,8 +379,15 @@ def _arms(fig: Any, ax: Any, xy: np.ndarray, pulls: np.ndarray, label: bool = Tr
             if k <= 12:
                 counts = ", ".join(str(int(pulls[i])) for i in group[:4])
                 names += f" ({counts}{', …' if len(group) > 4 else ''})"
-            ax.annotate(names, tuple(xy[group[0]]), xytext=(6, 6), textcoords="offset points",
-                        fontsize=7, color="0.2", zorder=5)
+            ax.annotate(
+                names,
+                tuple(xy[group[0]]),
+                xytext=(6, 6),
+                textcoords="offset points",
+                fontsize=7,
+                color="0.2",
+                zorder=5,
+            )
 
 
 def _clusters(xy: np.ndarray, radius: float = 0.03) -> list[list[int]]:
@@ -393,17 +409,34 @@ def _ring(ax: Any, xy: np.ndarray, items: Any, pulls: np.ndarray, label: str) ->
     idx = np.array(sorted(i for i in items if i < len(xy)), dtype=int)
     if idx.size == 0:
         return
-    ax.scatter(xy[idx, 0], xy[idx, 1], s=_sizes(pulls)[idx] * 1.6 + 60, facecolors="none",
-               edgecolors=_TRUTH, linewidths=1.8, zorder=3, label=label)
+    ax.scatter(
+        xy[idx, 0],
+        xy[idx, 1],
+        s=_sizes(pulls)[idx] * 1.6 + 60,
+        facecolors="none",
+        edgecolors=_TRUTH,
+        linewidths=1.8,
+        zorder=3,
+        label=label,
+    )
 
 
-def _marks(ax: Any, xy: np.ndarray, items: Any, marker: str, color: str, label: str,
-           size: float = 60.0) -> None:
+def _marks(
+    ax: Any, xy: np.ndarray, items: Any, marker: str, color: str, label: str, size: float = 60.0
+) -> None:
     idx = np.array(sorted(i for i in items if i < len(xy)), dtype=int)
     if idx.size == 0:
         return
-    ax.scatter(xy[idx, 0], xy[idx, 1], s=size, marker=marker, c=color, linewidths=1.8,
-               zorder=4, label=label)
+    ax.scatter(
+        xy[idx, 0],
+        xy[idx, 1],
+        s=size,
+        marker=marker,
+        c=color,
+        linewidths=1.8,
+        zorder=4,
+        label=label,
+    )
 
 
 def _legend(ax: Any) -> int:
@@ -411,9 +444,18 @@ def _legend(ax: Any) -> int:
     handles, labels = ax.get_legend_handles_labels()
     if not handles:
         return 0
-    legend = ax.figure.legend(handles, labels, loc="lower center", bbox_to_anchor=(0.5, 0.0),
-                              ncols=2, fontsize=8, frameon=False, handletextpad=0.4,
-                              columnspacing=1.5, borderaxespad=0.3)
+    legend = ax.figure.legend(
+        handles,
+        labels,
+        loc="lower center",
+        bbox_to_anchor=(0.5, 0.0),
+        ncols=2,
+        fontsize=8,
+        frameon=False,
+        handletextpad=0.4,
+        columnspacing=1.5,
+        borderaxespad=0.3,
+    )
     for handle in getattr(legend, "legend_handles", getattr(legend, "legendHandles", [])):
         if hasattr(handle, "set_sizes"):
             handle.set_sizes([45.0])
@@ -456,24 +498,36 @@ def _feature_plane(
         rest = x - np.outer(x @ u, u)
         rest = rest - rest.mean(axis=0)
         _, s, vt = np.linalg.svd(rest, full_matrices=False)
-        across = rest @ vt[0] if s.size and s[0] > 1e-12 * max(1.0, float(s.max())) else (
-            np.zeros(x.shape[0]))
+        across = (
+            rest @ vt[0]
+            if s.size and s[0] > 1e-12 * max(1.0, float(s.max()))
+            else (np.zeros(x.shape[0]))
+        )
         share = s[0] ** 2 / max(float(np.sum(s**2)), 1e-300) if s.size else 0.0
-        return (np.column_stack([along, across]),
-                (what, f"main feature direction ⊥ θ ({100 * share:.0f}% of the rest)"), False)
+        return (
+            np.column_stack([along, across]),
+            (what, f"main feature direction ⊥ θ ({100 * share:.0f}% of the rest)"),
+            False,
+        )
     centred = x - x.mean(axis=0)
     _, s, vt = np.linalg.svd(centred, full_matrices=False)
     basis = vt[:2] if vt.shape[0] >= 2 else np.vstack([vt[:1], np.zeros((1, h))])
     share = np.concatenate([s**2 / max(float(np.sum(s**2)), 1e-300), [0.0, 0.0]])
-    return centred @ basis.T, (f"PC 1 of the features ({100 * share[0]:.0f}% var.)",
-                               f"PC 2 ({100 * share[1]:.0f}% var.)"), False
+    return (
+        centred @ basis.T,
+        (
+            f"PC 1 of the features ({100 * share[0]:.0f}% var.)",
+            f"PC 2 ({100 * share[1]:.0f}% var.)",
+        ),
+        False,
+    )
 
 
 def _draw_scalar(env: PureExplorationEnv, state: _State, fig: Any, ax: Any) -> None:
     """Best arm / all ε-good: feature plane (or arms on a line by mean when unstructured)."""
     name = env.task.name
     truth_label = "true best arm" if name == "best_arm" else "true ε-good set G_ε"
-    emp_label = ("empirical best" if name == "best_arm" else "empirical ε-good set")
+    emp_label = "empirical best" if name == "best_arm" else "empirical ε-good set"
     mu = state.means[:, 0]
     features = env.problem.features
     threshold = f"threshold max μ − ε (ε = {env.task.epsilon:g})" if name == "all_eps_good" else ""
@@ -483,12 +537,26 @@ def _draw_scalar(env: PureExplorationEnv, state: _State, fig: Any, ax: Any) -> N
         xy = np.column_stack([np.arange(mu.size, dtype=float), mu])
         _arms(fig, ax, xy, state.pulls, label=False)
         if threshold:
-            ax.axhline(env.task.threshold(mu), color=_TRUTH, linestyle="--", linewidth=1,
-                       zorder=1, label=threshold)
+            ax.axhline(
+                env.task.threshold(mu),
+                color=_TRUTH,
+                linestyle="--",
+                linewidth=1,
+                zorder=1,
+                label=threshold,
+            )
         if state.estimates is not None:
             seen = ~np.isnan(state.estimates[:, 0])
-            ax.scatter(xy[seen, 0], state.estimates[seen, 0], marker="_", s=220, c="0.15",
-                       linewidths=1.6, zorder=4, label="empirical mean")
+            ax.scatter(
+                xy[seen, 0],
+                state.estimates[seen, 0],
+                marker="_",
+                s=220,
+                c="0.15",
+                linewidths=1.6,
+                zorder=4,
+                label="empirical mean",
+            )
         ax.set_xlabel("arm (no features: arms by index)", fontsize=9)
         ax.set_ylabel("true mean μ", fontsize=9)
         if mu.size <= 30:
@@ -500,8 +568,14 @@ def _draw_scalar(env: PureExplorationEnv, state: _State, fig: Any, ax: Any) -> N
         if arrow and theta is not None:
             _theta_arrow(ax, xy, theta)
         if threshold and not arrow and env.problem.structure == "linear":
-            ax.axvline(env.task.threshold(mu), color=_TRUTH, linestyle="--", linewidth=1,
-                       zorder=1, label=threshold)
+            ax.axvline(
+                env.task.threshold(mu),
+                color=_TRUTH,
+                linestyle="--",
+                linewidth=1,
+                zorder=1,
+                label=threshold,
+            )
         ax.set_xlabel(labels[0], fontsize=9)
         ax.set_ylabel(labels[1], fontsize=9)
     _ring(ax, xy, state.truth, state.pulls, truth_label)
@@ -521,8 +595,13 @@ def _theta_arrow(ax: Any, xy: np.ndarray, theta: np.ndarray) -> None:
         return
     extent = float(np.max(np.ptp(np.vstack([xy, np.zeros((1, 2))]), axis=0))) or 1.0
     end = 0.35 * extent * theta / norm
-    ax.annotate("", xy=end, xytext=(0.0, 0.0), zorder=1,
-                arrowprops={"arrowstyle": "-|>", "color": "0.45", "lw": 1.4})
+    ax.annotate(
+        "",
+        xy=end,
+        xytext=(0.0, 0.0),
+        zorder=1,
+        arrowprops={"arrowstyle": "-|>", "color": "0.45", "lw": 1.4},
+    )
     ax.plot([], [], color="0.45", lw=1.4, label="θ direction (means grow)")
 
 
@@ -537,8 +616,11 @@ def _front_line(ax: Any, points: np.ndarray, **style: Any) -> None:
 def _draw_pareto(env: PureExplorationEnv, state: _State, fig: Any, ax: Any) -> None:
     """PSI: objective plane, the true Pareto front and the current empirical one."""
     d = state.means.shape[1]
-    xy = state.means[:, :2] if d >= 2 else np.column_stack(
-        [np.arange(env.n_arms, dtype=float), state.means[:, 0]])
+    xy = (
+        state.means[:, :2]
+        if d >= 2
+        else np.column_stack([np.arange(env.n_arms, dtype=float), state.means[:, 0]])
+    )
     _arms(fig, ax, xy, state.pulls)
     truth = np.array(sorted(state.truth), dtype=int)
     if d == 2:
@@ -546,16 +628,31 @@ def _draw_pareto(env: PureExplorationEnv, state: _State, fig: Any, ax: Any) -> N
     _ring(ax, xy, state.truth, state.pulls, f"true Pareto set ({truth.size} arms)")
     if state.empirical is not None and state.estimates is not None:
         emp = np.array(sorted(state.empirical), dtype=int)
-        est = state.estimates[emp][:, :2] if d >= 2 else np.column_stack(
-            [emp.astype(float), state.estimates[emp, 0]])
+        est = (
+            state.estimates[emp][:, :2]
+            if d >= 2
+            else np.column_stack([emp.astype(float), state.estimates[emp, 0]])
+        )
         if d == 2:
             _front_line(ax, est, color=_EMPIRICAL, lw=1.0, linestyle="--", zorder=3)
         gap = np.full(emp.size, np.nan)  # one thin line from each true point to its estimate
-        ax.plot(np.column_stack([xy[emp, 0], est[:, 0], gap]).ravel(),
-                np.column_stack([xy[emp, 1], est[:, 1], gap]).ravel(),
-                color="0.5", lw=0.6, zorder=1)
-        ax.scatter(est[:, 0], est[:, 1], marker="x", s=40, c=_EMPIRICAL, linewidths=1.4,
-                   zorder=4, label=f"empirical front ({emp.size} arms, estimated means)")
+        ax.plot(
+            np.column_stack([xy[emp, 0], est[:, 0], gap]).ravel(),
+            np.column_stack([xy[emp, 1], est[:, 1], gap]).ravel(),
+            color="0.5",
+            lw=0.6,
+            zorder=1,
+        )
+        ax.scatter(
+            est[:, 0],
+            est[:, 1],
+            marker="x",
+            s=40,
+            c=_EMPIRICAL,
+            linewidths=1.4,
+            zorder=4,
+            label=f"empirical front ({emp.size} arms, estimated means)",
+        )
     if state.answer is not None:
         _marks(ax, xy, state.answer, "P", _AGENT, "agent's answer")
     if d >= 2:
@@ -576,34 +673,78 @@ def _draw_constrained(env: PureExplorationEnv, state: _State, fig: Any, ax: Any)
     n_constraints = thresholds.size
     xy = np.column_stack([state.means[:, 1], state.means[:, 0]])  # (cost 1, reward)
     _arms(fig, ax, xy, state.pulls)
-    ax.axvline(thresholds[0], color=_TRUTH, linestyle="--", linewidth=1.1, zorder=1,
-               label=f"threshold c̄₁ = {thresholds[0]:g}")
-    ax.axvspan(thresholds[0], max(thresholds[0], float(xy[:, 0].max())) + 1e9,
-               color=_TRUTH, alpha=0.06, zorder=0, label="c₁ > c̄₁ (infeasible alone)")
+    ax.axvline(
+        thresholds[0],
+        color=_TRUTH,
+        linestyle="--",
+        linewidth=1.1,
+        zorder=1,
+        label=f"threshold c̄₁ = {thresholds[0]:g}",
+    )
+    ax.axvspan(
+        thresholds[0],
+        max(thresholds[0], float(xy[:, 0].max())) + 1e9,
+        color=_TRUTH,
+        alpha=0.06,
+        zorder=0,
+        label="c₁ > c̄₁ (infeasible alone)",
+    )
     if n_constraints > 1:
         rest = ", ".join(f"cost {j + 1} ≤ {t:g}" for j, t in enumerate(thresholds) if j)
-        ax.text(0.01, 0.99, f"L = {n_constraints}: only cost 1 is drawn; a mix must also keep "
-                f"{rest}",
-                transform=ax.transAxes, ha="left", va="top", fontsize=7.5, color="0.3",
-                zorder=9, bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.85,
-                                "pad": 1.5})
+        ax.text(
+            0.01,
+            0.99,
+            f"L = {n_constraints}: only cost 1 is drawn; a mix must also keep {rest}",
+            transform=ax.transAxes,
+            ha="left",
+            va="top",
+            fontsize=7.5,
+            color="0.3",
+            zorder=9,
+            bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.85, "pad": 1.5},
+        )
     support = sorted(i for i in state.truth if i < k)
     if support:
         _ring(ax, xy, support, state.pulls, "support of the best mixed arm p*")
-        _mixed(ax, state.means, state.truth, thresholds, k, color=_TRUTH, filled=True,
-               label="best mixed arm Σ p*ₐ (cₐ, rₐ)")
+        _mixed(
+            ax,
+            state.means,
+            state.truth,
+            thresholds,
+            k,
+            color=_TRUTH,
+            filled=True,
+            label="best mixed arm Σ p*ₐ (cₐ, rₐ)",
+        )
     else:
         ax.plot([], [], " ", label="infeasible: no mixed arm meets c̄")
     if state.empirical and state.estimates is not None:
         est = np.column_stack([state.estimates[:, 1], state.estimates[:, 0]])
         emp = [i for i in sorted(state.empirical) if i < k]
-        ax.scatter(est[emp, 0], est[emp, 1], marker="x", s=40, c=_EMPIRICAL, linewidths=1.4,
-                   zorder=4, label="empirical support (estimated means)")
-        _mixed(ax, state.estimates, state.empirical, thresholds, k, color=_EMPIRICAL,
-               filled=False, label="empirical mixed arm (plug-in LP)")
+        ax.scatter(
+            est[emp, 0],
+            est[emp, 1],
+            marker="x",
+            s=40,
+            c=_EMPIRICAL,
+            linewidths=1.4,
+            zorder=4,
+            label="empirical support (estimated means)",
+        )
+        _mixed(
+            ax,
+            state.estimates,
+            state.empirical,
+            thresholds,
+            k,
+            color=_EMPIRICAL,
+            filled=False,
+            label="empirical mixed arm (plug-in LP)",
+        )
     if state.answer is not None:
-        _marks(ax, xy, [i for i in state.answer if i < k], "P", _AGENT,
-               "agent's answer (support arms)")
+        _marks(
+            ax, xy, [i for i in state.answer if i < k], "P", _AGENT, "agent's answer (support arms)"
+        )
     more = f" (constraint 1 of L = {n_constraints})" if n_constraints > 1 else ""
     ax.set_xlabel(f"cost 1 (mean){more}", fontsize=9)
     ax.set_ylabel("reward (mean)", fontsize=9)
@@ -614,8 +755,16 @@ def _draw_constrained(env: PureExplorationEnv, state: _State, fig: Any, ax: Any)
     ax.margins(y=0.1)
 
 
-def _mixed(ax: Any, means: np.ndarray, basis: frozenset[int], thresholds: np.ndarray, k: int,
-           color: str, filled: bool, label: str) -> None:
+def _mixed(
+    ax: Any,
+    means: np.ndarray,
+    basis: frozenset[int],
+    thresholds: np.ndarray,
+    k: int,
+    color: str,
+    filled: bool,
+    label: str,
+) -> None:
     """The mixed arm of ``basis`` under ``means``: its support polygon and its point."""
     means = np.nan_to_num(means)  # arms never pulled are not in an empirical basis
     try:
@@ -633,12 +782,29 @@ def _mixed(ax: Any, means: np.ndarray, basis: frozenset[int], thresholds: np.nda
             corners = np.vstack([corners, corners[:1]])
         ax.plot(corners[:, 0], corners[:, 1], color=color, lw=0.9, linestyle=":", zorder=1)
     if filled:  # the true mixed arm, on top of the empirical one
-        ax.scatter([point[0]], [point[1]], marker="*", s=300, zorder=8, linewidths=0.8,
-                   c=color, edgecolors="white")
+        ax.scatter(
+            [point[0]],
+            [point[1]],
+            marker="*",
+            s=300,
+            zorder=8,
+            linewidths=0.8,
+            c=color,
+            edgecolors="white",
+        )
         ax.plot([], [], marker="*", linestyle="none", markersize=13, color=color, label=label)
     else:
-        ax.scatter([point[0]], [point[1]], marker="D", s=120, zorder=7, linewidths=1.5,
-                   facecolors="white", edgecolors=color, label=label)
+        ax.scatter(
+            [point[0]],
+            [point[1]],
+            marker="D",
+            s=120,
+            zorder=7,
+            linewidths=1.5,
+            facecolors="white",
+            edgecolors=color,
+            label=label,
+        )
 
 
 def _draw_counts(env: PureExplorationEnv, state: _State, ax: Any) -> None:
@@ -652,5 +818,12 @@ def _draw_counts(env: PureExplorationEnv, state: _State, ax: Any) -> None:
     ax.tick_params(labelsize=8)
 
 
-__all__ = ["HEIGHT", "WIDTH", "Picture", "Renderer", "draw", "empirical_means",
-           "require_matplotlib"]
+__all__ = [
+    "HEIGHT",
+    "WIDTH",
+    "Picture",
+    "Renderer",
+    "draw",
+    "empirical_means",
+    "require_matplotlib",
+]

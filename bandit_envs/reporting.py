@@ -16,8 +16,21 @@ from bandit_envs.runner import EpisodeResult
 
 #: columns of the standard report, in order.
 REPORT_COLUMNS = (
-    "env", "agent", "runs", "errors", "error_rate", "ci_low", "ci_high", "delta", "violation",
-    "samples_mean", "samples_median", "samples_q10", "samples_q90", "lower_bound", "ratio",
+    "env",
+    "agent",
+    "runs",
+    "errors",
+    "error_rate",
+    "ci_low",
+    "ci_high",
+    "delta",
+    "violation",
+    "samples_mean",
+    "samples_median",
+    "samples_q10",
+    "samples_q90",
+    "lower_bound",
+    "ratio",
     "seconds_per_episode",
 )
 #: the F1 column, shown when the task reports one (set-valued answers: Pareto, all ε-good).
@@ -34,8 +47,10 @@ def clopper_pearson(failures: int, trials: int, level: float = 0.95) -> tuple[fl
     low = 0.0
     if failures > 0:
         low = float(stats.beta.ppf(alpha / 2, failures, trials - failures + 1))
-    high = 1.0 if failures == trials else float(
-        stats.beta.ppf(1 - alpha / 2, failures + 1, trials - failures)
+    high = (
+        1.0
+        if failures == trials
+        else float(stats.beta.ppf(1 - alpha / 2, failures + 1, trials - failures))
     )
     return low, high
 
@@ -183,26 +198,46 @@ def report(
     fb = [r for r in rows if r.get("budget") is not None]
     parts = []
     if fc:
-        parts.append("Fixed confidence (error rate with a Clopper-Pearson 95% interval; "
-                     "ratio = mean samples / (T* log(1/delta))):")
+        parts.append(
+            "Fixed confidence (error rate with a Clopper-Pearson 95% interval; "
+            "ratio = mean samples / (T* log(1/delta))):"
+        )
         columns = [*REPORT_COLUMNS[:5], F1_COLUMN, *REPORT_COLUMNS[5:]] if with_f1 else None
         parts.append(format_table(fc, columns or REPORT_COLUMNS, markdown=markdown))
         flagged = [r for r in fc if r.get("violation")]
         for r in flagged:
-            parts.append(f"DELTA VIOLATION: {r['agent']} on {r['env']}: error rate "
-                         f"{r['error_rate']:.3g}, interval [{r['ci_low']:.3g}, {r['ci_high']:.3g}] "
-                         f"lies above delta = {r['delta']:g}.")
+            parts.append(
+                f"DELTA VIOLATION: {r['agent']} on {r['env']}: error rate "
+                f"{r['error_rate']:.3g}, interval [{r['ci_low']:.3g}, {r['ci_high']:.3g}] "
+                f"lies above delta = {r['delta']:g}."
+            )
     if fb:
         parts.append("Fixed budget (error rate after the budget):")
-        parts.append(format_table(
-            fb, ["env", "agent", "budget", "runs", "errors", "error_rate", "ci_low", "ci_high",
-                 *([F1_COLUMN] if with_f1 else []), "seconds_per_episode"], markdown=markdown))
+        parts.append(
+            format_table(
+                fb,
+                [
+                    "env",
+                    "agent",
+                    "budget",
+                    "runs",
+                    "errors",
+                    "error_rate",
+                    "ci_low",
+                    "ci_high",
+                    *([F1_COLUMN] if with_f1 else []),
+                    "seconds_per_episode",
+                ],
+                markdown=markdown,
+            )
+        )
     errors = [r for r in records if r.get("status") == "error"]
     if errors:
         parts.append(f"{len(errors)} episode(s) crashed:")
         for r in errors[:20]:
-            parts.append(f"  {r['key']} (seed {r['seed']}): {r['error_type']}: "
-                         f"{r['error_message']}")
+            parts.append(
+                f"  {r['key']} (seed {r['seed']}): {r['error_type']}: {r['error_message']}"
+            )
         if len(errors) > 20:
             parts.append(f"  ... and {len(errors) - 20} more (see the results file).")
     crashed_only = [r for r in rows if r["runs"] == 0]

@@ -133,8 +133,9 @@ class AgentSetting:
 
 
 def expand_grid(
-    name: str, kwargs: Mapping[str, Any] | None = None, grid: Mapping[str, Sequence[Any]] | None
-    = None
+    name: str,
+    kwargs: Mapping[str, Any] | None = None,
+    grid: Mapping[str, Sequence[Any]] | None = None,
 ) -> list[dict[str, Any]]:
     """The cartesian product of ``grid`` axes, each merged into the fixed ``kwargs``."""
     kwargs = dict(kwargs or {})
@@ -150,8 +151,10 @@ def expand_grid(
                 f"sweep: {key!r} of {name} is both a fixed keyword and a grid axis."
             )
     keys = sorted(grid)
-    return [{**kwargs, **dict(zip(keys, combo, strict=True))}
-            for combo in itertools.product(*(grid[k] for k in keys))]
+    return [
+        {**kwargs, **dict(zip(keys, combo, strict=True))}
+        for combo in itertools.product(*(grid[k] for k in keys))
+    ]
 
 
 def _as_envs(envs: Iterable[Any]) -> list[EnvSetting]:
@@ -168,8 +171,10 @@ def _as_envs(envs: Iterable[Any]) -> list[EnvSetting]:
                     f"sweep: an env entry takes the keys 'id', 'kwargs' and 'grid'; got "
                     f"{sorted(item)}."
                 )
-            out += [EnvSetting(item["id"], kw)
-                    for kw in expand_grid(item["id"], item.get("kwargs"), item.get("grid"))]
+            out += [
+                EnvSetting(item["id"], kw)
+                for kw in expand_grid(item["id"], item.get("kwargs"), item.get("grid"))
+            ]
         else:
             raise InvalidParameterError(
                 f"sweep: envs must be ids, EnvSetting or dicts with 'id', 'kwargs', 'grid'; got "
@@ -203,8 +208,10 @@ def _as_agents(agents: Iterable[Any]) -> list[AgentSetting]:
                     f"got {sorted(item)}."
                 )
             name = _agent_ref(item["name"])
-            out += [AgentSetting(name, kw, item.get("runs"))
-                    for kw in expand_grid(name, item.get("kwargs"), item.get("grid"))]
+            out += [
+                AgentSetting(name, kw, item.get("runs"))
+                for kw in expand_grid(name, item.get("kwargs"), item.get("grid"))
+            ]
         else:
             raise InvalidParameterError(
                 f"sweep: agents must be names, classes, AgentSetting or dicts with 'name', "
@@ -584,11 +591,10 @@ _Records = Generator[list[dict[str, Any]], None, None]
 
 def _chunks(items: Sequence[Any], size: int) -> Iterator[list[Any]]:
     for i in range(0, len(items), size):
-        yield list(items[i:i + size])
+        yield list(items[i : i + size])
 
 
-def _serial(episodes: Sequence[Episode], n_jobs: int, address: str | None
-            ) -> _Records:
+def _serial(episodes: Sequence[Episode], n_jobs: int, address: str | None) -> _Records:
     for episode in episodes:
         yield [run_one(episode)]
 
@@ -679,8 +685,9 @@ def _process_pass(
     chunks = list(_chunks(list(enumerate(episodes)), size))
     states = context.RawArray("b", len(episodes))
     lost: list[int] = []
-    with ProcessPoolExecutor(max_workers=n_jobs, mp_context=context,
-                             initializer=_init_worker, initargs=(states,)) as pool:
+    with ProcessPoolExecutor(
+        max_workers=n_jobs, mp_context=context, initializer=_init_worker, initargs=(states,)
+    ) as pool:
         with _worker_threads(n_jobs):  # workers (and the fork server) start on submit
             pending = {pool.submit(_run_marked, c): c for c in chunks}
         try:
@@ -719,8 +726,7 @@ def _run_isolated(episode: Episode, n_jobs: int, context: Any) -> dict[str, Any]
     return record if record is not None else lost_record(episode, _exit_text(process.exitcode))
 
 
-def _process(episodes: Sequence[Episode], n_jobs: int, address: str | None
-             ) -> _Records:
+def _process(episodes: Sequence[Episode], n_jobs: int, address: str | None) -> _Records:
     """Local worker processes; survives workers that die (see :func:`_process_pass`).
 
     When the pool breaks, the finished chunks are kept; each episode that was running is run
@@ -740,7 +746,7 @@ def _process(episodes: Sequence[Episode], n_jobs: int, address: str | None
             raise WorkerLostError(
                 f"sweep: the worker processes died twice before starting any episode; "
                 f"{len(lost)} episode(s) were not run (first: {keys}). The finished episodes "
-                f"are saved. Check that `python -c \"import bandit_envs, agents, registry\"` "
+                f'are saved. Check that `python -c "import bandit_envs, agents, registry"` '
                 f"works, then run the sweep again to resume."
             )
         for episode in running:
@@ -749,8 +755,7 @@ def _process(episodes: Sequence[Episode], n_jobs: int, address: str | None
         todo = [e for e in lost if e.key not in again]
 
 
-def _ray(episodes: Sequence[Episode], n_jobs: int, address: str | None
-         ) -> _Records:
+def _ray(episodes: Sequence[Episode], n_jobs: int, address: str | None) -> _Records:
     """Ray tasks; a task whose worker died is split and run once more, one episode per task.
 
     Ray's own task retries are off: a single-episode task that dies on its second attempt is
@@ -768,8 +773,16 @@ def _ray(episodes: Sequence[Episode], n_jobs: int, address: str | None
         else:
             ray.init(num_cpus=n_jobs, include_dashboard=False, log_to_driver=False)
     worker_lost = tuple(
-        cls for cls in (getattr(ray.exceptions, name, None) for name in (
-            "WorkerCrashedError", "NodeDiedError", "ObjectLostError", "LocalRayletDiedError"))
+        cls
+        for cls in (
+            getattr(ray.exceptions, name, None)
+            for name in (
+                "WorkerCrashedError",
+                "NodeDiedError",
+                "ObjectLostError",
+                "LocalRayletDiedError",
+            )
+        )
         if isinstance(cls, type)
     )
     remote = ray.remote(run_chunk).options(max_retries=0)
@@ -827,7 +840,10 @@ class SweepResult:
 
 
 def plan(
-    envs: Iterable[Any], agents: Iterable[Any], runs: int, seed: int = 0,
+    envs: Iterable[Any],
+    agents: Iterable[Any],
+    runs: int,
+    seed: int = 0,
     batch: bool | None = None,
 ) -> list[Episode]:
     """Every episode of a sweep, in a fixed order (envs, then agents, then runs).
@@ -922,8 +938,11 @@ def sweep(
         log = ResultsLog(folder / RESULTS_FILE, fsync_interval)
     existing = {} if log is None else {r["key"]: r for r in log.records}
     wanted = {e.key for e in episodes}
-    done = {k for k, r in existing.items()
-            if k in wanted and (r.get("status") == "ok" or not retry_errors)}
+    done = {
+        k
+        for k, r in existing.items()
+        if k in wanted and (r.get("status") == "ok" or not retry_errors)
+    }
     todo = [e for e in episodes if e.key not in done]
     records: list[dict[str, Any]] = [r for k, r in existing.items() if k in done]
     bar = _progress(len(episodes), len(done), progress)
@@ -972,8 +991,9 @@ def _progress(total: int, initial: int, enabled: bool) -> Any:
         return None
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, initial=initial, desc="episodes", unit="ep", file=sys.stderr,
-                smoothing=0.05)
+    return tqdm(
+        total=total, initial=initial, desc="episodes", unit="ep", file=sys.stderr, smoothing=0.05
+    )
 
 
 def export(records: Sequence[dict[str, Any]], path: str | os.PathLike[str]) -> Path:

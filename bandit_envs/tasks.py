@@ -359,10 +359,17 @@ class AllEpsilonGood(Task):
         if isinstance(model, MisspecifiedLinearGaussian) and model.bound is not None:
             from bandit_envs.misspecification import misspecified_complexity
 
-            out.update(misspecified_complexity(
-                model.features, mu, self.epsilon, model.bound, t_unstructured=lb.t_star,
-                sigma=sigma, multiplicative=self.multiplicative,
-            ))
+            out.update(
+                misspecified_complexity(
+                    model.features,
+                    mu,
+                    self.epsilon,
+                    model.bound,
+                    t_unstructured=lb.t_star,
+                    sigma=sigma,
+                    multiplicative=self.multiplicative,
+                )
+            )
         return out
 
 
@@ -394,8 +401,9 @@ class ConstrainedMixedSupport(Task):
 
     def __init__(self, thresholds: Any, tol: float = 1e-9) -> None:
         who = "ConstrainedMixedSupport"
-        cbar = check_matrix(np.atleast_1d(np.asarray(thresholds, dtype=float)), "thresholds",
-                            who, ndim=1)
+        cbar = check_matrix(
+            np.atleast_1d(np.asarray(thresholds, dtype=float)), "thresholds", who, ndim=1
+        )
         cbar.setflags(write=False)
         self.thresholds = cbar
         self.tol = check_nonnegative(tol, "tol", who)
@@ -426,8 +434,9 @@ class ConstrainedMixedSupport(Task):
     def true_answer(self, means: np.ndarray) -> Answer:
         """``I*`` (HiGHS), empty if infeasible; refuses instances violating Assumption 1."""
         rewards, costs = self._split(means)
-        return lp.optimal_basis(rewards, costs, self.thresholds, tol=self.tol,
-                             who="ConstrainedMixedSupport").basis
+        return lp.optimal_basis(
+            rewards, costs, self.thresholds, tol=self.tol, who="ConstrainedMixedSupport"
+        ).basis
 
     def empirical_answer(self, means: np.ndarray) -> Answer:
         """The optimal basis of the plug-in LP (USLP's rule, spec 004 §2.7); empty if infeasible.
@@ -476,8 +485,9 @@ class ConstrainedMixedSupport(Task):
         from bandit_envs.models import ConstrainedGaussian
 
         rewards, costs = self._split(model.means)
-        opt = lp.optimal_basis(rewards, costs, self.thresholds, tol=self.tol,
-                            who="ConstrainedMixedSupport")
+        opt = lp.optimal_basis(
+            rewards, costs, self.thresholds, tol=self.tol, who="ConstrainedMixedSupport"
+        )
         if not opt.basis:
             return {"feasible": False, "optimal_basis": ()}
         k = rewards.size
@@ -497,8 +507,15 @@ class ConstrainedMixedSupport(Task):
         if not isinstance(model, ConstrainedGaussian):
             return out
         unknown = model.unknown_mask
-        h = lp.hardness(rewards, costs, self.thresholds, opt.basis, sigma_r=model.sigma_r,
-                     sigma_c=model.sigma_c, unknown=unknown)
+        h = lp.hardness(
+            rewards,
+            costs,
+            self.thresholds,
+            opt.basis,
+            sigma_r=model.sigma_r,
+            sigma_c=model.sigma_c,
+            unknown=unknown,
+        )
         out.update(
             {
                 "Delta0_sq": h.delta0_sq,

@@ -219,8 +219,9 @@ def self_normalized_threshold(
 
     """
     if not 0.0 < delta < 1.0:
-        raise InvalidParameterError(f"self_normalized_threshold: delta must be in (0, 1); got "
-                                    f"{delta!r}.")
+        raise InvalidParameterError(
+            f"self_normalized_threshold: delta must be in (0, 1); got {delta!r}."
+        )
     if not reg > 0.0:
         raise InvalidParameterError(f"self_normalized_threshold: reg must be > 0; got {reg!r}.")
     if not lambda_min > 0.0:
@@ -256,9 +257,7 @@ def loglog_heuristic_threshold(t: int | float, delta: float) -> float:
     return math.log((1.0 + math.log(max(float(t), 1.0))) / delta)
 
 
-def glr_from_norms(
-    means: np.ndarray, best: int, norms_sq: np.ndarray, sigma: float
-) -> float:
+def glr_from_norms(means: np.ndarray, best: int, norms_sq: np.ndarray, sigma: float) -> float:
     """The GLR statistic of :func:`glr_best_arm` from precomputed quantities.
 
     For agents that maintain ``‖x̂ − x‖²_{A⁻¹}`` incrementally (O(K h) per pull instead of the

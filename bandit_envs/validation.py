@@ -146,7 +146,8 @@ def _env_keywords() -> tuple[str, ...]:
 
     params = inspect.signature(PureExplorationEnv.__init__).parameters.values()
     return tuple(
-        p.name for p in params
+        p.name
+        for p in params
         if p.kind is p.KEYWORD_ONLY and p.name not in ("name", "instance_info")
     )
 
@@ -167,7 +168,8 @@ def env_factory(env_id: str) -> Callable[[_F], _F]:
 
     def decorate(factory: _F) -> _F:
         own = [
-            p.name for p in inspect.signature(factory).parameters.values()
+            p.name
+            for p in inspect.signature(factory).parameters.values()
             if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)
         ]
 

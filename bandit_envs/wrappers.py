@@ -217,7 +217,7 @@ class BanditStatistics:
         obs, lay = self._obs, self.layout
         obs[lay["counts"].start + arm] = n / self.horizon
         row = lay["means"].start + arm * self._m
-        obs[row:row + self._m] = self.sums[arm] / n
+        obs[row : row + self._m] = self.sums[arm] / n
         obs[lay["time"].start] = self.t / self.horizon
         if self._ls is not None:
             self._ls.add(self._features[arm], y if self._m > 1 else y[0])
@@ -445,9 +445,7 @@ class ActionMask(gym.Wrapper[Any, Any, Any, Any], RecordConstructorArgs):
     def __init__(
         self, env: gym.Env, *, mask_known_arms: bool = True, early_stop: bool = True
     ) -> None:
-        RecordConstructorArgs.__init__(
-            self, mask_known_arms=mask_known_arms, early_stop=early_stop
-        )
+        RecordConstructorArgs.__init__(self, mask_known_arms=mask_known_arms, early_stop=early_stop)
         gym.Wrapper.__init__(self, env)
         base = _base(env, "ActionMask")
         k = base.n_arms
@@ -616,8 +614,11 @@ class DiscretePulls(gym.Wrapper[np.ndarray, Any, np.ndarray, Any], RecordConstru
                 f"{env.action_space}."
             )
         self.recommender = PlugInRecommender(base.task) if recommender is None else recommender
-        missing = [m for m in ("reset", "observe", "recommend")
-                   if not callable(getattr(self.recommender, m, None))]
+        missing = [
+            m
+            for m in ("reset", "observe", "recommend")
+            if not callable(getattr(self.recommender, m, None))
+        ]
         if missing:
             raise InvalidParameterError(
                 f"DiscretePulls: the recommender lacks {missing}; give an agent or leave it None."

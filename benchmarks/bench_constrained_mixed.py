@@ -24,8 +24,12 @@ import bandit_envs  # noqa: F401
 from agents.sfsr import SFSR, SFSRL, USLP
 from bandit_envs import run_episode
 
-AGENTS = {"SFSR": SFSR, "SFSR-L": SFSRL, "SFSR-L (HiGHS dual)": lambda: SFSRL(dual="highs"),
-          "USLP": USLP}
+AGENTS = {
+    "SFSR": SFSR,
+    "SFSR-L": SFSRL,
+    "SFSR-L (HiGHS dual)": lambda: SFSRL(dual="highs"),
+    "USLP": USLP,
+}
 
 
 def ms_per_episode(env: gym.Env, make, seeds: range, batch: bool) -> float:
@@ -51,8 +55,9 @@ def random_env(k: int, n_cost: int, budget: int, rng: np.random.Generator) -> gy
     while True:
         rewards, costs = random_instance(k, n_cost, rng)
         try:
-            return gym.make("ConstrainedMixed-Custom-v0", rewards=rewards, costs=costs,
-                            budget=budget)
+            return gym.make(
+                "ConstrainedMixed-Custom-v0", rewards=rewards, costs=costs, budget=budget
+            )
         except bandit_envs.InvalidInstanceError:
             continue
 
@@ -85,16 +90,21 @@ def main() -> None:
     for k in (8, 16, 32, 64, 128):
         env = random_env(k, 1, 20 * k, rng)
         cells = [ms_per_episode(env, make, few, batch=True) for make in (SFSR, SFSRL, USLP)]
-        print(f"{k:>5} {bases_per_episode(k, 1):>14} " + " ".join(f"{c:10.2f}" for c in cells),
-              flush=True)
+        print(
+            f"{k:>5} {bases_per_episode(k, 1):>14} " + " ".join(f"{c:10.2f}" for c in cells),
+            flush=True,
+        )
 
     print("\nGrowth with L (K = 24, random feasible instances, N = 5000), batch path, ms/episode")
     print(f"{'L':>5} " + header)
     for n_cost in (1, 2, 3):
         env = random_env(24, n_cost, 5000, rng)
         cells = [ms_per_episode(env, make, few, batch=True) for make in (SFSR, SFSRL, USLP)]
-        print(f"{n_cost:>5} {bases_per_episode(24, n_cost):>14} "
-              + " ".join(f"{c:10.2f}" for c in cells), flush=True)
+        print(
+            f"{n_cost:>5} {bases_per_episode(24, n_cost):>14} "
+            + " ".join(f"{c:10.2f}" for c in cells),
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

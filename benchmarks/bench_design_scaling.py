@@ -121,9 +121,14 @@ def run_cell(solver: str, k: int, h: int, repeats: int, memory: bool) -> dict[st
     best = best_arm(x)
     row: dict[str, Any] = {"solver": solver, "K": k, "h": h, "notes": []}
     cold_t, cold = timed(lambda: solve(solver, x, best, None), repeats)
-    row.update(cold=cold_t, iterations=cold.iterations, value=cold.value,
-               lower_bound=cold.lower_bound, relative_gap=cold.relative_gap,
-               converged=cold.converged)
+    row.update(
+        cold=cold_t,
+        iterations=cold.iterations,
+        value=cold.value,
+        lower_bound=cold.lower_bound,
+        relative_gap=cold.relative_gap,
+        converged=cold.converged,
+    )
     rng = np.random.default_rng([k, h, 12])
     n_drop = max(1, k // 100) if k > 2 else 0
     if n_drop:
@@ -158,8 +163,10 @@ def main() -> None:
     signal.signal(signal.SIGALRM, _alarm)
     warnings.simplefilter("ignore")
     rows: list[dict[str, Any]] = []
-    print("| solver | K | h | cold s | warm (drop) s | warm (near) s | iterations | value | "
-          "lower bound | rel. gap | converged | peak MB | notes |")
+    print(
+        "| solver | K | h | cold s | warm (drop) s | warm (near) s | iterations | value | "
+        "lower bound | rel. gap | converged | peak MB | notes |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for solver in args.solvers:
         for h in h_grid:
@@ -174,22 +181,40 @@ def main() -> None:
                     e = min(3.0, max(1.0, e))
                     predicted = t1 * (k / k1) ** e
                     if predicted > LIMIT:
-                        row = {"solver": solver, "K": k, "h": h, "skipped": True,
-                               "predicted": predicted,
-                               "notes": [f"skipped: predicted {predicted:,.0f} s "
-                                         f"(K^{e:.2f} from K={k1}, {t1:.3g} s)"]}
+                        row = {
+                            "solver": solver,
+                            "K": k,
+                            "h": h,
+                            "skipped": True,
+                            "predicted": predicted,
+                            "notes": [
+                                f"skipped: predicted {predicted:,.0f} s "
+                                f"(K^{e:.2f} from K={k1}, {t1:.3g} s)"
+                            ],
+                        }
                         rows.append(row)
-                        print(f"| {solver} | {k} | {h} | — | — | — | — | — | — | — | — | — | "
-                              f"{row['notes'][0]} |", flush=True)
+                        print(
+                            f"| {solver} | {k} | {h} | — | — | — | — | — | — | — | — | — | "
+                            f"{row['notes'][0]} |",
+                            flush=True,
+                        )
                         continue
                 try:
                     row = run_cell(solver, k, h, repeats, memory=not args.quick)
                 except _Timeout:
-                    row = {"solver": solver, "K": k, "h": h, "skipped": True,
-                           "notes": [f"interrupted after {LIMIT:.0f} s"]}
+                    row = {
+                        "solver": solver,
+                        "K": k,
+                        "h": h,
+                        "skipped": True,
+                        "notes": [f"interrupted after {LIMIT:.0f} s"],
+                    }
                     rows.append(row)
-                    print(f"| {solver} | {k} | {h} | > {LIMIT:.0f} | — | — | — | — | — | — | — "
-                          f"| — | {row['notes'][0]} |", flush=True)
+                    print(
+                        f"| {solver} | {k} | {h} | > {LIMIT:.0f} | — | — | — | — | — | — | — "
+                        f"| — | {row['notes'][0]} |",
+                        flush=True,
+                    )
                     done.append((k, LIMIT))
                     continue
                 rows.append(row)
@@ -197,11 +222,14 @@ def main() -> None:
                 mem = f"{row['peak_mb']:.1f}" if "peak_mb" in row else "—"
                 wd = f"{row['warm_drop']:.4f}" if "warm_drop" in row else "—"
                 wn = f"{row['warm_near']:.4f}"
-                print(f"| {solver} | {k} | {h} | {row['cold']:.4f} | {wd} | "
-                      f"{wn} | {row['iterations']} | {row['value']:.6g} | "
-                      f"{row['lower_bound']:.6g} | {row['relative_gap']:.1e} | "
-                      f"{'yes' if row['converged'] else 'no'} | {mem} | "
-                      f"{'; '.join(row['notes'])} |", flush=True)
+                print(
+                    f"| {solver} | {k} | {h} | {row['cold']:.4f} | {wd} | "
+                    f"{wn} | {row['iterations']} | {row['value']:.6g} | "
+                    f"{row['lower_bound']:.6g} | {row['relative_gap']:.1e} | "
+                    f"{'yes' if row['converged'] else 'no'} | {mem} | "
+                    f"{'; '.join(row['notes'])} |",
+                    flush=True,
+                )
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(rows, fh, indent=1)

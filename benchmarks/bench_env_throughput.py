@@ -50,8 +50,9 @@ def run_episode_us(budget: int, repeats: int) -> float:
 def batch_pulls_per_second(k: int, per_arm: int, batches: int, repeats: int) -> float:
     features = np.eye(k)
     theta = np.linspace(1.0, 0.0, k)
-    env = gym.make("LinearBAI-Custom-v0", features=features, theta=theta,
-                   budget=k * per_arm * batches * 2).unwrapped
+    env = gym.make(
+        "LinearBAI-Custom-v0", features=features, theta=theta, budget=k * per_arm * batches * 2
+    ).unwrapped
     counts = np.full(k, per_arm, dtype=np.int64)
 
     def loop():
@@ -74,8 +75,10 @@ MODELS = {
 
 def model_rows(pulls: int, repeats: int) -> None:
     """µs per pull (wrapped, unwrapped) and batch pulls per second, per reward model."""
-    print(f"\n{'reward model':<38} {'id':<34} {'K':>4} {'gym.make':>9} {'unwrapped':>10} "
-          f"{'batch 100/arm':>14} {'batch 1e4/arm':>14}")
+    print(
+        f"\n{'reward model':<38} {'id':<34} {'K':>4} {'gym.make':>9} {'unwrapped':>10} "
+        f"{'batch 100/arm':>14} {'batch 1e4/arm':>14}"
+    )
     for label, (env_id, kwargs) in MODELS.items():
         env = gym.make(env_id, budget=10**12, **kwargs)
         k = env.unwrapped.n_arms
@@ -92,8 +95,10 @@ def model_rows(pulls: int, repeats: int) -> None:
                     base.step_batch(counts)
 
             rates.append(k * per_arm * 20 / best_of(loop, repeats))
-        print(f"{label:<38} {env_id:<34} {k:>4} {wrapped_us:8.2f}µs {bare_us:9.2f}µs "
-              f"{rates[0]:14.3g} {rates[1]:14.3g}")
+        print(
+            f"{label:<38} {env_id:<34} {k:>4} {wrapped_us:8.2f}µs {bare_us:9.2f}µs "
+            f"{rates[0]:14.3g} {rates[1]:14.3g}"
+        )
 
 
 def main() -> None:

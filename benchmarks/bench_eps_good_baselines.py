@@ -41,8 +41,13 @@ PAPER = {"BayesGap": (0.110, 0.036), "KGCB": (1.936, 0.303), "LazyTTS": (3.904, 
 
 def static_instance(delta=None, budget=None):
     theta = np.r_[np.ones(4), np.zeros(4)]
-    return PureExplorationEnv(LinearGaussian(np.eye(8), theta, sigma=1.0), AllEpsilonGood(0.5),
-                              delta=delta, budget=budget, name="static d=8")
+    return PureExplorationEnv(
+        LinearGaussian(np.eye(8), theta, sigma=1.0),
+        AllEpsilonGood(0.5),
+        delta=delta,
+        budget=budget,
+        name="static d=8",
+    )
 
 
 def adaptive_instance(delta=None, budget=None):
@@ -54,9 +59,13 @@ def adaptive_instance(delta=None, budget=None):
         x[0], x[-1] = c, math.sqrt(1.0 - c * c)
         arms.append(x)
     theta = np.r_[1.2, 1.15, 1.1, 1.05, np.zeros(4)]
-    return PureExplorationEnv(LinearGaussian(np.array(arms), theta, sigma=1.0),
-                              AllEpsilonGood(0.2), delta=delta, budget=budget,
-                              name="adaptive d=8 eps=0.2")
+    return PureExplorationEnv(
+        LinearGaussian(np.array(arms), theta, sigma=1.0),
+        AllEpsilonGood(0.2),
+        delta=delta,
+        budget=budget,
+        name="adaptive d=8 eps=0.2",
+    )
 
 
 def agents(tau):
@@ -78,15 +87,19 @@ def main() -> None:
     parser.add_argument("--agents", default=None, help="comma-separated subset of the names")
     parser.add_argument("--instances", default="static,adaptive")
     args = parser.parse_args()
-    print(f"{'instance':22} {'agent':20} {'samples':>9} {'exact':>6} {'F1':>6} "
-          f"{'s/episode':>9} {'median':>8} {'µs/pull':>8} {'paper s':>8}", flush=True)
+    print(
+        f"{'instance':22} {'agent':20} {'samples':>9} {'exact':>6} {'F1':>6} "
+        f"{'s/episode':>9} {'median':>8} {'µs/pull':>8} {'paper s':>8}",
+        flush=True,
+    )
     for name in args.instances.split(","):
-        make, tau, col = ((static_instance, 0.5, 1) if name == "static"
-                          else (adaptive_instance, 1.0, 0))
+        make, tau, col = (
+            (static_instance, 0.5, 1) if name == "static" else (adaptive_instance, 1.0, 0)
+        )
         for label, (setting, factory) in agents(tau).items():
             if args.agents and label not in args.agents.split(","):
                 continue
-            env = (make(budget=args.budget) if setting == "fb" else make(delta=args.delta))
+            env = make(budget=args.budget) if setting == "fb" else make(delta=args.delta)
             samples, exact, f1, walls = [], [], [], []
             for seed in range(args.seeds):
                 agent = factory()
@@ -99,9 +112,12 @@ def main() -> None:
             paper = PAPER.get(label.split("(")[0])
             shown = f"{paper[col]:8.3f}" if paper else f"{'':8}"
             w = np.asarray(walls)
-            print(f"{env.name:22} {label:20} {np.mean(samples):9.0f} {np.mean(exact):6.2f} "
-                  f"{np.mean(f1):6.3f} {w.mean():9.3f} {np.median(w):8.3f} "
-                  f"{1e6 * w.sum() / max(sum(samples), 1):8.1f} {shown}", flush=True)
+            print(
+                f"{env.name:22} {label:20} {np.mean(samples):9.0f} {np.mean(exact):6.2f} "
+                f"{np.mean(f1):6.3f} {w.mean():9.3f} {np.median(w):8.3f} "
+                f"{1e6 * w.sum() / max(sum(samples), 1):8.1f} {shown}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

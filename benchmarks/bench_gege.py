@@ -52,22 +52,34 @@ def block(env_id: str, agent_kw: dict, seeds=SEEDS, **env_kw) -> dict:
 
 def main() -> None:
     rows = [
-        ("NoC FC practical δ=0.1", block("LinearPSI-NoC-v0", {"constants": "practical"},
-                                         seeds=FC_SEEDS, delta=0.1)),
-        ("NoC FC theory δ=0.1", block("LinearPSI-NoC-v0", {"constants": "theory"},
-                                      seeds=FC_SEEDS, delta=0.1)),
+        (
+            "NoC FC practical δ=0.1",
+            block("LinearPSI-NoC-v0", {"constants": "practical"}, seeds=FC_SEEDS, delta=0.1),
+        ),
+        (
+            "NoC FC theory δ=0.1",
+            block("LinearPSI-NoC-v0", {"constants": "theory"}, seeds=FC_SEEDS, delta=0.1),
+        ),
         ("NoC FB T=2331", block("LinearPSI-NoC-v0", {}, budget=2331)),
         ("NoC FB T=8000", block("LinearPSI-NoC-v0", {}, budget=8000)),
-        ("Synthetic K=10000 FC practical (1 ep.)",
-         block("LinearPSI-Synthetic-v0", {"constants": "practical"}, seeds=[0], K=10_000)),
-        ("Synthetic K=10000 FC theory (1 ep.)",
-         block("LinearPSI-Synthetic-v0", {"constants": "theory"}, seeds=[0], K=10_000)),
+        (
+            "Synthetic K=10000 FC practical (1 ep.)",
+            block("LinearPSI-Synthetic-v0", {"constants": "practical"}, seeds=[0], K=10_000),
+        ),
+        (
+            "Synthetic K=10000 FC theory (1 ep.)",
+            block("LinearPSI-Synthetic-v0", {"constants": "theory"}, seeds=[0], K=10_000),
+        ),
     ]
-    print(f"{'setting':42s} {'runs':>5s} {'mean samples':>13s} {'sd':>8s} {'se':>7s} "
-          f"{'rounds':>6s} {'error':>6s} {'ms/episode':>11s}")
+    print(
+        f"{'setting':42s} {'runs':>5s} {'mean samples':>13s} {'sd':>8s} {'se':>7s} "
+        f"{'rounds':>6s} {'error':>6s} {'ms/episode':>11s}"
+    )
     for name, r in rows:
-        print(f"{name:42s} {r['n']:5d} {r['samples']:13.0f} {r['sd']:8.0f} {r['se']:7.0f} "
-              f"{r['rounds']:6.2f} {r['error']:6.3f} {r['ms']:11.2f}")
+        print(
+            f"{name:42s} {r['n']:5d} {r['samples']:13.0f} {r['sd']:8.0f} {r['se']:7.0f} "
+            f"{r['rounds']:6.2f} {r['error']:6.3f} {r['ms']:11.2f}"
+        )
 
 
 if __name__ == "__main__":

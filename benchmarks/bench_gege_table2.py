@@ -57,21 +57,31 @@ def time_block(env: gym.Env, constants: str, runs: int) -> tuple[float, float, f
     t0 = time.perf_counter()
     records = [run_episode(env, GEGE(constants=constants), seed) for seed in range(runs)]
     ms = 1000.0 * (time.perf_counter() - t0) / runs
-    return ms, float(np.mean([r.samples for r in records])), float(
-        np.mean([not r.correct for r in records])
+    return (
+        ms,
+        float(np.mean([r.samples for r in records])),
+        float(np.mean([not r.correct for r in records])),
     )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=50, help="episodes per cell (paper: 50)")
-    parser.add_argument("--constants", default="practical", choices=["practical", "theory"],
-                        help="GEGE's fixed-confidence constants (default: the authors' practical)")
+    parser.add_argument(
+        "--constants",
+        default="practical",
+        choices=["practical", "theory"],
+        help="GEGE's fixed-confidence constants (default: the authors' practical)",
+    )
     args = parser.parse_args()
-    print(f"GEGE, {args.runs} episodes per cell, FC constants={args.constants!r}; "
-          "times in ms per episode (paper's Table 2 in brackets)")
-    print(f"{'[K, h, d]':>12} | {'FC δ=0.1 ms':>16} {'FC samples':>11} {'FC err':>6} | "
-          f"{'FB T=500 ms':>16} {'FB err':>6}")
+    print(
+        f"GEGE, {args.runs} episodes per cell, FC constants={args.constants!r}; "
+        "times in ms per episode (paper's Table 2 in brackets)"
+    )
+    print(
+        f"{'[K, h, d]':>12} | {'FC δ=0.1 ms':>16} {'FC samples':>11} {'FC err':>6} | "
+        f"{'FB T=500 ms':>16} {'FB err':>6}"
+    )
     for (k, h, d), (paper_fc, paper_fb) in TABLE2.items():
         features, theta = instance(k, h, d)
         DESIGNS.clear()
@@ -79,8 +89,10 @@ def main() -> None:
         fc_ms, fc_samples, fc_err = time_block(fc, args.constants, args.runs)
         fb = gym.make("LinearPSI-Custom-v0", features=features, theta=theta, sigma=0.5, budget=500)
         fb_ms, _, fb_err = time_block(fb, args.constants, args.runs)
-        print(f"{str([k, h, d]):>12} | {fc_ms:8.2f} [{paper_fc:5d}] {fc_samples:11.3g} "
-              f"{fc_err:6.2f} | {fb_ms:8.2f} [{paper_fb:5d}] {fb_err:6.2f}")
+        print(
+            f"{str([k, h, d]):>12} | {fc_ms:8.2f} [{paper_fc:5d}] {fc_samples:11.3g} "
+            f"{fc_err:6.2f} | {fb_ms:8.2f} [{paper_fb:5d}] {fb_err:6.2f}"
+        )
 
 
 if __name__ == "__main__":

@@ -27,10 +27,15 @@ from bandit_envs.tasks import AllEpsilonGood
 
 #: the paper's Table 2 (seconds per run): (LinFACT-G, LinFACT-XY) per setting.
 PAPER = {
-    "A d=8 eps=0.1": (0.028, 0.037), "A d=8 eps=0.2": (0.030, 0.038),
-    "A d=8 eps=0.3": (0.028, 0.038), "A d=12 eps=0.1": (0.078, 0.163),
-    "A d=12 eps=0.2": (0.078, 0.155), "A d=12 eps=0.3": (0.076, 0.145),
-    "S d=8": (0.005, 0.015), "S d=12": (0.007, 0.028), "S d=16": (0.009, 0.049),
+    "A d=8 eps=0.1": (0.028, 0.037),
+    "A d=8 eps=0.2": (0.030, 0.038),
+    "A d=8 eps=0.3": (0.028, 0.038),
+    "A d=12 eps=0.1": (0.078, 0.163),
+    "A d=12 eps=0.2": (0.078, 0.155),
+    "A d=12 eps=0.3": (0.076, 0.145),
+    "S d=8": (0.005, 0.015),
+    "S d=12": (0.007, 0.028),
+    "S d=16": (0.009, 0.049),
 }
 
 
@@ -54,13 +59,17 @@ def static(d: int, m: int = 4, gap: float = 1.0) -> PureExplorationEnv:
     """Spec 002 §4.3: e_1..e_d, θ = (Δ,…,Δ,0,…,0) with m entries Δ, ε = Δ/2."""
     theta = np.zeros(d)
     theta[:m] = gap
-    return PureExplorationEnv(LinearGaussian(np.eye(d), theta, 1.0), AllEpsilonGood(gap / 2),
-                              delta=0.05)
+    return PureExplorationEnv(
+        LinearGaussian(np.eye(d), theta, 1.0), AllEpsilonGood(gap / 2), delta=0.05
+    )
 
 
 SETTINGS = {
-    **{f"A d={d} eps={e}": (lambda d=d, e=e: adaptive(d, e)) for d in (8, 12)
-       for e in (0.1, 0.2, 0.3)},
+    **{
+        f"A d={d} eps={e}": (lambda d=d, e=e: adaptive(d, e))
+        for d in (8, 12)
+        for e in (0.1, 0.2, 0.3)
+    },
     **{f"S d={d}": (lambda d=d: static(d)) for d in (8, 12, 16)},
 }
 
@@ -76,9 +85,13 @@ def block(env: PureExplorationEnv, agent_cls: type, runs: int) -> dict:
         samples.append(record.samples)
         correct.append(record.correct)
         rounds.append(len(agent.phase_history))
-    return {"ms": 1000 * float(np.mean(times)), "cold": 1000 * times[0],
-            "samples": float(np.mean(samples)), "error": 1.0 - float(np.mean(correct)),
-            "rounds": f"{min(rounds)}-{max(rounds)}"}
+    return {
+        "ms": 1000 * float(np.mean(times)),
+        "cold": 1000 * times[0],
+        "samples": float(np.mean(samples)),
+        "error": 1.0 - float(np.mean(correct)),
+        "rounds": f"{min(rounds)}-{max(rounds)}",
+    }
 
 
 def main() -> None:
@@ -87,15 +100,19 @@ def main() -> None:
     args = parser.parse_args()
     for cls in (LinFACTG, LinFACTXY):  # warm-up: imports and first-call overheads
         run_episode(static(4, 2), cls(), 0)
-    print(f"{'setting':16s} {'agent':10s} {'mean samples':>13s} {'error':>6s} {'rounds':>6s} "
-          f"{'ms/episode':>11s} {'cold ms':>8s} {'paper ms':>9s}")
+    print(
+        f"{'setting':16s} {'agent':10s} {'mean samples':>13s} {'error':>6s} {'rounds':>6s} "
+        f"{'ms/episode':>11s} {'cold ms':>8s} {'paper ms':>9s}"
+    )
     for name, make in SETTINGS.items():
         env = make()
         for i, cls in enumerate((LinFACTG, LinFACTXY)):
             r = block(env, cls, args.runs)
-            print(f"{name:16s} {cls.__name__:10s} {r['samples']:13.4g} {r['error']:6.3f} "
-                  f"{r['rounds']:>6s} {r['ms']:11.2f} {r['cold']:8.1f} "
-                  f"{1000 * PAPER[name][i]:9.0f}")
+            print(
+                f"{name:16s} {cls.__name__:10s} {r['samples']:13.4g} {r['error']:6.3f} "
+                f"{r['rounds']:>6s} {r['ms']:11.2f} {r['cold']:8.1f} "
+                f"{1000 * PAPER[name][i]:9.0f}"
+            )
 
 
 if __name__ == "__main__":

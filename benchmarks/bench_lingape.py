@@ -28,7 +28,9 @@ CONFIGS = {
     "ratio, heuristic": (dict(selection="ratio"), False),
     "greedy, self_normalized_ols": (dict(confidence="self_normalized_ols"), True),
     "ratio, self_normalized (S=2)": (
-        dict(selection="ratio", confidence="self_normalized", theta_bound=2.0), True),
+        dict(selection="ratio", confidence="self_normalized", theta_bound=2.0),
+        True,
+    ),
 }
 
 
@@ -42,13 +44,19 @@ def uniform_us_per_pull(pulls: int = 50_000) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seeds", type=int, default=20)
-    parser.add_argument("--proven-seeds", type=int, default=20,
-                        help="seeds for the proven widths on d=5, ω=0.01 (≈ 10⁶ pulls each)")
+    parser.add_argument(
+        "--proven-seeds",
+        type=int,
+        default=20,
+        help="seeds for the proven widths on d=5, ω=0.01 (≈ 10⁶ pulls each)",
+    )
     parser.add_argument("--quick", action="store_true", help="only the default configuration")
     args = parser.parse_args()
     print(f"reference: Uniform, single path, run_episode: {uniform_us_per_pull():.1f} µs/pull")
-    print("| instance | δ | configuration | seeds | mean samples | ratio to T*·log(1/δ) | "
-          "error rate | s/episode | µs/pull |")
+    print(
+        "| instance | δ | configuration | seeds | mean samples | ratio to T*·log(1/δ) | "
+        "error rate | s/episode | µs/pull |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     configs = dict(list(CONFIGS.items())[:1]) if args.quick else CONFIGS
     for kw in INSTANCES:
@@ -61,9 +69,12 @@ def main() -> None:
                 wall = (time.perf_counter() - start) / seeds
                 samples = np.mean([r.samples for r in records])
                 errors = np.mean([not r.correct for r in records])
-                print(f"| Soare d={kw['d']} ω={kw['omega']} | {delta} | {label} | {seeds} | "
-                      f"{samples:,.0f} | {samples / records[0].lower_bound:.2f} | "
-                      f"{errors:.3f} | {wall:.3f} | {wall / samples * 1e6:.1f} |", flush=True)
+                print(
+                    f"| Soare d={kw['d']} ω={kw['omega']} | {delta} | {label} | {seeds} | "
+                    f"{samples:,.0f} | {samples / records[0].lower_bound:.2f} | "
+                    f"{errors:.3f} | {wall:.3f} | {wall / samples * 1e6:.1f} |",
+                    flush=True,
+                )
     print(f"reference: Uniform, single path, run_episode: {uniform_us_per_pull():.1f} µs/pull")
 
 

@@ -29,8 +29,11 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--d5-cap", type=int, default=200_000)
     args = parser.parse_args()
-    print(f"{'instance':12} {'delta':>6} {'mean τ':>10} {'T*log(1/δ)':>10} {'ratio':>7} "
-          f"{'error':>6} {'s/episode':>9}  phases (m, |X_m|, N_m) of seed 0", flush=True)
+    print(
+        f"{'instance':12} {'delta':>6} {'mean τ':>10} {'T*log(1/δ)':>10} {'ratio':>7} "
+        f"{'error':>6} {'s/episode':>9}  phases (m, |X_m|, N_m) of seed 0",
+        flush=True,
+    )
     for delta in (0.05, 0.01):
         env = gym.make("LinearBAI-Soare-v0", delta=delta)
         samples, wrong, walls, phases = [], 0, [], None
@@ -44,12 +47,14 @@ def main() -> None:
             if phases is None:
                 phases = [(p["m"], len(p["active"]), p["samples"]) for p in agent.phase_log]
         s = np.asarray(samples, dtype=float)
-        print(f"{'d=2, ω=0.1':12} {delta:6.2f} {s.mean():10.0f} {rec.lower_bound:10.0f} "
-              f"{s.mean() / rec.lower_bound:7.2f} {wrong / s.size:6.3f} {np.mean(walls):9.2f}  "
-              f"{phases}", flush=True)
+        print(
+            f"{'d=2, ω=0.1':12} {delta:6.2f} {s.mean():10.0f} {rec.lower_bound:10.0f} "
+            f"{s.mean() / rec.lower_bound:7.2f} {wrong / s.size:6.3f} {np.mean(walls):9.2f}  "
+            f"{phases}",
+            flush=True,
+        )
     for delta in (0.05, 0.01):
-        env = gym.make("LinearBAI-Soare-v0", d=5, omega=0.01, delta=delta,
-                       max_samples=args.d5_cap)
+        env = gym.make("LinearBAI-Soare-v0", d=5, omega=0.01, delta=delta, max_samples=args.d5_cap)
         agent = PELEG()
         t0 = time.perf_counter()
         rec = run_episode(env, agent, 0)
@@ -61,10 +66,13 @@ def main() -> None:
         projected = sum(p[2] for p in log) + sum(
             n_last * 4.0 ** (m - m_last) for m in range(m_last + 1, m_star + 1)
         )
-        print(f"{'d=5, ω=0.01':12} {delta:6.2f} capped at {args.d5_cap} ({rec.stop_reason}, "
-              f"{wall:.0f} s): phases {log}; projected τ ≈ {projected:.2e} = "
-              f"{projected / rec.lower_bound:.0f} × T*log(1/δ) (T*log(1/δ) = "
-              f"{rec.lower_bound:.0f})", flush=True)
+        print(
+            f"{'d=5, ω=0.01':12} {delta:6.2f} capped at {args.d5_cap} ({rec.stop_reason}, "
+            f"{wall:.0f} s): phases {log}; projected τ ≈ {projected:.2e} = "
+            f"{projected / rec.lower_bound:.0f} × T*log(1/δ) (T*log(1/δ) = "
+            f"{rec.lower_bound:.0f})",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

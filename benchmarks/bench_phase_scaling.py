@@ -37,8 +37,9 @@ def _rest(k: int, h: int, rng: np.random.Generator, radius: float, dims: int) ->
     shrink = np.minimum(1.0, radius * rng.uniform(0.2, 1.0, size=k) / np.maximum(head, 1e-12))
     x[:, :dims] *= shrink[:, None]
     tail = np.linalg.norm(x[:, dims:], axis=1, keepdims=True)
-    x[:, dims:] *= np.sqrt(np.maximum(1.0 - np.sum(x[:, :dims] ** 2, axis=1, keepdims=True),
-                                      0.0)) / np.maximum(tail, 1e-12)
+    x[:, dims:] *= np.sqrt(
+        np.maximum(1.0 - np.sum(x[:, :dims] ** 2, axis=1, keepdims=True), 0.0)
+    ) / np.maximum(tail, 1e-12)
     return x
 
 
@@ -68,8 +69,9 @@ def build(agent: str, k: int, h: int):
     top[:, 0] = (1.0, 0.97, 0.95)
     top[:, 1] = np.sqrt(1.0 - top[:, 0] ** 2)
     x = np.vstack([top, _rest(k - 3, h, rng, 0.7, 1)])
-    return gym.make("LinearEpsGood-Custom-v0", features=x, theta=theta, epsilon=0.1, sigma=1.0,
-                    delta=0.1)
+    return gym.make(
+        "LinearEpsGood-Custom-v0", features=x, theta=theta, epsilon=0.1, sigma=1.0, delta=0.1
+    )
 
 
 def _cell(agent: str, k: int, h: int, queue: mp.Queue) -> None:
@@ -87,8 +89,15 @@ def _cell(agent: str, k: int, h: int, queue: mp.Queue) -> None:
     complexity_s = time.perf_counter() - c0
     t0, p0 = time.perf_counter(), time.process_time()
     record = bandit_envs.run_episode(env, registry.make_agent(name), 0)
-    queue.put((time.perf_counter() - t0, time.process_time() - p0, complexity_s, record.samples,
-               record.correct))
+    queue.put(
+        (
+            time.perf_counter() - t0,
+            time.process_time() - p0,
+            complexity_s,
+            record.samples,
+            record.correct,
+        )
+    )
 
 
 def main() -> None:
@@ -96,20 +105,28 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=float, default=120.0)
     parser.add_argument("--quick", action="store_true", help="only K ≤ 1000")
-    parser.add_argument("--agents", nargs="+", choices=("RAGE", "GEGE", "LinFACT"),
-                        default=["RAGE", "GEGE", "LinFACT"], help="which agents (default: all)")
+    parser.add_argument(
+        "--agents",
+        nargs="+",
+        choices=("RAGE", "GEGE", "LinFACT"),
+        default=["RAGE", "GEGE", "LinFACT"],
+        help="which agents (default: all)",
+    )
     args = parser.parse_args()
     cells = [c for c in CELLS if not args.quick or c[0] <= 1000]
-    print("| agent | K | h | s/episode (wall) | s/episode (CPU) | samples | correct "
-          "| env complexity, once per instance (s) |")
+    print(
+        "| agent | K | h | s/episode (wall) | s/episode (CPU) | samples | correct "
+        "| env complexity, once per instance (s) |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     ctx = mp.get_context("spawn")
     for agent in args.agents:
         over = False
         for k, h in cells:
             if over:
-                print(f"| {agent} | {k} | {h} | skipped (a smaller cell was over the limit) "
-                      "| | | | |")
+                print(
+                    f"| {agent} | {k} | {h} | skipped (a smaller cell was over the limit) | | | | |"
+                )
                 continue
             queue = ctx.Queue()
             proc = ctx.Process(target=_cell, args=(agent, k, h, queue))
@@ -125,8 +142,11 @@ def main() -> None:
                 print(f"| {agent} | {k} | {h} | crashed (exit code {proc.exitcode}) | | | | |")
                 continue
             seconds, cpu, complexity_s, samples, correct = queue.get()
-            print(f"| {agent} | {k} | {h} | {seconds:.3g} | {cpu:.3g} | {samples:.3g} | {correct} "
-                  f"| {complexity_s:.3g} |", flush=True)
+            print(
+                f"| {agent} | {k} | {h} | {seconds:.3g} | {cpu:.3g} | {samples:.3g} | {correct} "
+                f"| {complexity_s:.3g} |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -81,8 +81,13 @@ def main() -> None:
         ("APE (union widths, δ-correct)", APE(), seeds if args.quick else max(3, seeds // 4)),
     ]
     if not args.quick:
-        agents[1:1] = [("APE (heuristic, least sampled)",
-                        APE(pull="least_sampled", threshold="heuristic"), seeds)]
+        agents[1:1] = [
+            (
+                "APE (heuristic, least sampled)",
+                APE(pull="least_sampled", threshold="heuristic"),
+                seeds,
+            )
+        ]
         agents += [
             ("Racing (heuristic widths)", Racing(threshold="heuristic"), seeds),
             ("Racing (union widths, δ-correct)", Racing(), seeds),
@@ -91,8 +96,10 @@ def main() -> None:
             ("GEGE (practical)", GEGE(constants="practical"), seeds),
         ]
     print("LinearPSI-NoC-v0, delta=0.1, sigma=0.5 (K=259, h=4, d=2)")
-    print(f"{'agent':36s} {'runs':>4s} {'mean samples':>13s} {'sd':>9s} {'error':>6s} "
-          f"{'s/episode':>9s} {'µs/pull wall':>12s} {'µs/pull cpu':>11s}")
+    print(
+        f"{'agent':36s} {'runs':>4s} {'mean samples':>13s} {'sd':>9s} {'error':>6s} "
+        f"{'s/episode':>9s} {'µs/pull wall':>12s} {'µs/pull cpu':>11s}"
+    )
     for label, agent, n in agents:
         recs, cpu = [], 0.0
         for s in range(n):
@@ -102,14 +109,20 @@ def main() -> None:
         samples = np.array([r.samples for r in recs], dtype=float)
         err = np.mean([not r.correct for r in recs])
         wall = np.array([r.wall_time for r in recs])
-        print(f"{label:36s} {n:4d} {samples.mean():13.0f} {samples.std():9.0f} {err:6.2f} "
-              f"{wall.mean():9.2f} {1e6 * wall.sum() / samples.sum():12.1f} "
-              f"{1e6 * cpu / samples.sum():11.1f}", flush=True)
+        print(
+            f"{label:36s} {n:4d} {samples.mean():13.0f} {samples.std():9.0f} {err:6.2f} "
+            f"{wall.mean():9.2f} {1e6 * wall.sum() / samples.sum():12.1f} "
+            f"{1e6 * cpu / samples.sum():11.1f}",
+            flush=True,
+        )
     for label, agent in [("APE heuristic", APE(threshold="heuristic")), ("APE union", APE())]:
         mean, robust, n = ape_cost_per_pull(env, agent, 0)
-        print(f"{label}: agent-side cost per pull (select + observe) over the first {n} pulls of "
-              f"seed 0: {robust:.1f} µs (fastest of 5 replays per block of 100), "
-              f"{mean:.1f} µs (plain mean)", flush=True)
+        print(
+            f"{label}: agent-side cost per pull (select + observe) over the first {n} pulls of "
+            f"seed 0: {robust:.1f} µs (fastest of 5 replays per block of 100), "
+            f"{mean:.1f} µs (plain mean)",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

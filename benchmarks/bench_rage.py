@@ -26,8 +26,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seeds", type=int, default=50)
     args = parser.parse_args()
-    print("| instance | δ | mean samples | ratio to T*·log(1/δ) | error rate | phases | "
-          "ms/episode (warm) | ms (cold, 1st episode) |")
+    print(
+        "| instance | δ | mean samples | ratio to T*·log(1/δ) | error rate | phases | "
+        "ms/episode (warm) | ms (cold, 1st episode) |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for kw in INSTANCES:
         for delta in DELTAS:
@@ -45,9 +47,12 @@ def main() -> None:
             warm = (time.perf_counter() - start) / args.seeds
             samples = np.mean([r.samples for r in records])
             errors = np.mean([not r.correct for r in records])
-            print(f"| Soare d={kw['d']} ω={kw['omega']} | {delta} | {samples:,.0f} | "
-                  f"{samples / records[0].lower_bound:.1f} | {errors:.3f} | "
-                  f"{np.mean(phases):.1f} | {warm * 1e3:.2f} | {cold * 1e3:.0f} |", flush=True)
+            print(
+                f"| Soare d={kw['d']} ω={kw['omega']} | {delta} | {samples:,.0f} | "
+                f"{samples / records[0].lower_bound:.1f} | {errors:.3f} | "
+                f"{np.mean(phases):.1f} | {warm * 1e3:.2f} | {cold * 1e3:.0f} |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -93,8 +93,9 @@ def linear_instance(k: int, h: int, seed: int = 0) -> Instance:
     inner[0] = -np.inf
     v = int(np.argmax(inner))
     theta = x[0] + 0.45 * (x[v] - x[0])
-    env = gym.make("LinearBAI-Custom-v0", features=x, theta=theta, sigma=1.0, delta=0.05,
-                   max_samples=10**9)
+    env = gym.make(
+        "LinearBAI-Custom-v0", features=x, theta=theta, sigma=1.0, delta=0.05, max_samples=10**9
+    )
     _, info = env.reset(seed=0)
     return Instance(info["problem"], np.asarray(env.unwrapped.model.means), 1.0)
 
@@ -105,14 +106,19 @@ def pareto_instance(k: int, d: int, h: int = 20, seed: int = 0) -> Instance:
     x = rng.standard_normal((k, h))
     x /= np.linalg.norm(x, axis=1, keepdims=True)
     theta = rng.standard_normal((h, d))
-    env = gym.make("LinearPSI-Custom-v0", features=x, theta=theta, sigma=0.5, delta=0.1,
-                   max_samples=10**9)
+    env = gym.make(
+        "LinearPSI-Custom-v0", features=x, theta=theta, sigma=0.5, delta=0.1, max_samples=10**9
+    )
     _, info = env.reset(seed=0)
     return Instance(info["problem"], np.asarray(env.unwrapped.model.means), 0.5)
 
 
 def drive(
-    make_agent: Callable[[], object], inst: Instance, pulls: int, warm: int, seed: int = 0,
+    make_agent: Callable[[], object],
+    inst: Instance,
+    pulls: int,
+    warm: int,
+    seed: int = 0,
     clock: Callable[[], float] = time.perf_counter,
 ) -> tuple[float, float, int]:
     """Agent-only loop over ``pulls`` pulls from reset (fresh episodes when one stops).
@@ -176,15 +182,18 @@ class Row:
 
 def _with_timed_solves(name: str, spent: list) -> Callable[[], object]:
     """A factory of agents whose design solves (``_solve``) add their time to ``spent``."""
+
     def make() -> object:
         agent = AGENTS[name][0]()
         solve = getattr(agent, "_solve", None)
         if solve is not None:
+
             def timed() -> None:
                 start = time.perf_counter()
                 solve()
                 spent[0] += time.perf_counter() - start
                 spent[1] += 1
+
             agent._solve = timed  # type: ignore[attr-defined]
         return agent
 
@@ -212,11 +221,23 @@ def measure(name: str, k: int, h: int, pulls: int, repeats: int) -> Row:
             DESIGNS.clear()
             cpu = drive(AGENTS[name][0], inst, pulls, warm, clock=time.process_time)[1]
             cpu = cpu / (pulls - warm) * 1e6
-        row = Row(total / pulls * 1e6, steady / (pulls - warm) * 1e6, cpu, episodes, spent[1],
-                  spent[0] / total)
+        row = Row(
+            total / pulls * 1e6,
+            steady / (pulls - warm) * 1e6,
+            cpu,
+            episodes,
+            spent[1],
+            spent[0] / total,
+        )
         if best is None or row.amortised < best.amortised:
-            best = Row(row.amortised, row.steady, min(cpu, best.cpu_steady) if best else cpu,
-                       episodes, row.solves, row.solve_share)
+            best = Row(
+                row.amortised,
+                row.steady,
+                min(cpu, best.cpu_steady) if best else cpu,
+                episodes,
+                row.solves,
+                row.solve_share,
+            )
         elif cpu < best.cpu_steady:
             best.cpu_steady = cpu
     assert best is not None
@@ -229,20 +250,30 @@ def measure(name: str, k: int, h: int, pulls: int, repeats: int) -> Row:
 #: (the O(h) certificate, the full statistic and β; inside ``observe``) and APE's ``_stop_test``
 #: (inside ``select``).
 SPLIT = {
-    "lingape": [("select", "select", "_steady_pulls"), ("observe", "observe", "_steady_pulls"),
-                ("stopping test", "_decide", "select"),
-                ("state update", "_on_observe", "observe")],
-    "tas": [("select", "select", "_steady_pulls"), ("observe", "observe", "_steady_pulls"),
-            ("stopping test", "_glr_certainly_below", "_on_observe"),
-            ("stopping test", "_glr", "_on_observe"),
-            ("stopping test", "_threshold_value", "_on_observe"),
-            ("state update", "_on_observe", "observe"),
-            ("state update", "-_glr_certainly_below", "_on_observe"),
-            ("state update", "-_glr", "_on_observe"),
-            ("state update", "-_threshold_value", "_on_observe"),
-            ("design solves", "_solve", "select")],
-    "ape": [("select", "select", "_steady_pulls"), ("observe", "observe", "_steady_pulls"),
-            ("stopping test", "_stop_test", "select"), ("state update", "_flush", "select")],
+    "lingape": [
+        ("select", "select", "_steady_pulls"),
+        ("observe", "observe", "_steady_pulls"),
+        ("stopping test", "_decide", "select"),
+        ("state update", "_on_observe", "observe"),
+    ],
+    "tas": [
+        ("select", "select", "_steady_pulls"),
+        ("observe", "observe", "_steady_pulls"),
+        ("stopping test", "_glr_certainly_below", "_on_observe"),
+        ("stopping test", "_glr", "_on_observe"),
+        ("stopping test", "_threshold_value", "_on_observe"),
+        ("state update", "_on_observe", "observe"),
+        ("state update", "-_glr_certainly_below", "_on_observe"),
+        ("state update", "-_glr", "_on_observe"),
+        ("state update", "-_threshold_value", "_on_observe"),
+        ("design solves", "_solve", "select"),
+    ],
+    "ape": [
+        ("select", "select", "_steady_pulls"),
+        ("observe", "observe", "_steady_pulls"),
+        ("stopping test", "_stop_test", "select"),
+        ("state update", "_flush", "select"),
+    ],
 }
 SPLIT_COLUMNS = ("select", "observe", "stopping test", "state update", "design solves")
 
@@ -289,15 +320,19 @@ def profile_split(name: str, k: int, h: int, pulls: int) -> dict[str, float]:
         sign = -1.0 if func.startswith("-") else 1.0  # "-f": subtract f's time
         for (path, _, fname), (_, _, _, _, callers) in stats.items():
             if fname == func.lstrip("-") and "agents" in path:
-                out[label] += sign * sum(v[3] for (_, _, cname), v in callers.items()
-                                         if cname == caller)
+                out[label] += sign * sum(
+                    v[3] for (_, _, cname), v in callers.items() if cname == caller
+                )
     return {key: value / total for key, value in out.items()}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true",
-                        help="K ∈ {10, 100, 1000}, h ∈ {2, 20}, N = 5000 + 2K, 1 repeat")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="K ∈ {10, 100, 1000}, h ∈ {2, 20}, N = 5000 + 2K, 1 repeat",
+    )
     parser.add_argument("--repeats", type=int, default=None)
     parser.add_argument("--agents", default=",".join(DEFAULT_AGENTS))
     parser.add_argument("--K", default=None)
@@ -317,8 +352,10 @@ def main() -> None:
     names = args.agents.split(",")
     driver = drive(_Constant, linear_instance(100, 2), 100_000, 1)[0] / 100_000 * 1e6
     print(f"driver (constant agent): {driver:.2f} µs per pull")
-    print("| agent | K | h | pulls N | episodes | µs/pull amortised | µs/pull steady | "
-          "µs/pull steady (CPU) | design solves | µs/pull without solves |")
+    print(
+        "| agent | K | h | pulls N | episodes | µs/pull amortised | µs/pull steady | "
+        "µs/pull steady (CPU) | design solves | µs/pull without solves |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|")
     for name in names:
         tas = name.startswith("tas")
@@ -333,18 +370,28 @@ def main() -> None:
                 solves = f"{row.solves} ({100 * row.solve_share:.0f} %)" if tas else "–"
                 rest = f"{row.amortised * (1 - row.solve_share):.1f}" if tas else "–"
                 cpu = "–" if math.isnan(row.cpu_steady) else f"{row.cpu_steady:.1f}"
-                print(f"| {name} | {k} | {h} | {pulls} | {row.episodes} | {row.amortised:.1f} | "
-                      f"{row.steady:.1f} | {cpu} | {solves} | {rest} |", flush=True)
+                print(
+                    f"| {name} | {k} | {h} | {pulls} | {row.episodes} | {row.amortised:.1f} | "
+                    f"{row.steady:.1f} | {cpu} | {solves} | {rest} |",
+                    flush=True,
+                )
     if args.profile:
-        print("\n| agent (K = 1000, h = 20; APE: d = 2) | select | observe | of which: "
-              "stopping test | of which: state update | of which: design solves |")
+        print(
+            "\n| agent (K = 1000, h = 20; APE: d = 2) | select | observe | of which: "
+            "stopping test | of which: state update | of which: design solves |"
+        )
         print("|---|---|---|---|---|---|")
         for name in names:
             h = 2 if name == "ape" else 20
             pulls = (tas_base if name.startswith("tas") else base) + 2000
             split = profile_split(name, 1000, h, pulls)
-            print(f"| {name} | " + " | ".join(f"{100 * split[key]:.0f} %" for key in SPLIT_COLUMNS)
-                  + " |", flush=True)
+            print(
+                f"| {name} | "
+                + " | ".join(f"{100 * split[key]:.0f} %" for key in SPLIT_COLUMNS)
+                + " |",
+                flush=True,
+            )
+
 
 if __name__ == "__main__":
     main()

@@ -66,20 +66,22 @@ def run_group(instance: str, name: str, seeds: int) -> list[dict[str, Any]]:
             records.append(run_episode(env, make(), seed))
             times.append(time.perf_counter() - start)
         samples = np.array([r.samples for r in records], dtype=float)
-        rows.append({
-            "instance": instance,
-            "agent": name,
-            "repr": repr(make()),
-            "delta": delta,
-            "mean": samples.mean(),
-            "se": samples.std(ddof=1) / np.sqrt(len(samples)) if len(samples) > 1 else 0.0,
-            "ratio": samples.mean() / records[0].lower_bound,
-            "error": np.mean([not r.correct for r in records]),
-            "truncated": sum(r.stop_reason != "stopped" for r in records),
-            "time": float(np.mean(times)),
-            "first": times[0],
-            "pulls": np.mean([r.pulls for r in records], axis=0).round(0),
-        })
+        rows.append(
+            {
+                "instance": instance,
+                "agent": name,
+                "repr": repr(make()),
+                "delta": delta,
+                "mean": samples.mean(),
+                "se": samples.std(ddof=1) / np.sqrt(len(samples)) if len(samples) > 1 else 0.0,
+                "ratio": samples.mean() / records[0].lower_bound,
+                "error": np.mean([not r.correct for r in records]),
+                "truncated": sum(r.stop_reason != "stopped" for r in records),
+                "time": float(np.mean(times)),
+                "first": times[0],
+                "pulls": np.mean([r.pulls for r in records], axis=0).round(0),
+            }
+        )
     return rows
 
 
@@ -92,8 +94,10 @@ def main() -> None:
     args = parser.parse_args()
     jobs = [(inst, name) for inst in args.instances.split(",") for name in args.agents.split(",")]
     print(f"{args.seeds} seeds per cell; T*·log(1/δ) = EpisodeResult.lower_bound")
-    print("| instance | agent | δ | mean samples (± s.e.) | ratio to T*·log(1/δ) | error rate | "
-          "s/episode (mean; 1st) | mean pulls per arm |")
+    print(
+        "| instance | agent | δ | mean samples (± s.e.) | ratio to T*·log(1/δ) | error rate | "
+        "s/episode (mean; 1st) | mean pulls per arm |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     with cf.ProcessPoolExecutor(max_workers=args.workers) as pool:
         futures = [pool.submit(run_group, inst, name, args.seeds) for inst, name in jobs]
@@ -101,10 +105,13 @@ def main() -> None:
             for row in fut.result():
                 kw = INSTANCES[row["instance"]]
                 trunc = f" ({row['truncated']} truncated)" if row["truncated"] else ""
-                print(f"| d={kw['d']} ω={kw['omega']} | {row['agent']} | {row['delta']} | "
-                      f"{row['mean']:,.0f} (± {row['se']:,.0f}) | {row['ratio']:.1f} | "
-                      f"{row['error']:.2f}{trunc} | {row['time']:.3g}; {row['first']:.3g} | "
-                      f"{row['pulls'].astype(int).tolist()} |", flush=True)
+                print(
+                    f"| d={kw['d']} ω={kw['omega']} | {row['agent']} | {row['delta']} | "
+                    f"{row['mean']:,.0f} (± {row['se']:,.0f}) | {row['ratio']:.1f} | "
+                    f"{row['error']:.2f}{trunc} | {row['time']:.3g}; {row['first']:.3g} | "
+                    f"{row['pulls'].astype(int).tolist()} |",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

@@ -36,23 +36,32 @@ def main() -> None:
     envs = [{"id": "LinearBAI-Soare-v0", "kwargs": env_kw}]
     memory = timed(lambda: sweep(envs, ["Uniform"], n, backend="serial", progress=False)) / n
     with tempfile.TemporaryDirectory() as tmp:
-        disk = timed(lambda: sweep(envs, ["Uniform"], n, backend="serial", out=tmp,
-                                   progress=False)) / n
+        disk = (
+            timed(lambda: sweep(envs, ["Uniform"], n, backend="serial", out=tmp, progress=False))
+            / n
+        )
     print(f"run_episode alone            : {bare * 1e6:8.1f} µs/episode")
-    print(f"sweep, serial, in memory     : {memory * 1e6:8.1f} µs/episode "
-          f"(overhead {(memory - bare) * 1e6:.1f} µs)")
-    print(f"sweep, serial, results file  : {disk * 1e6:8.1f} µs/episode "
-          f"(overhead {(disk - bare) * 1e6:.1f} µs: JSON + flush + fsync per record)")
+    print(
+        f"sweep, serial, in memory     : {memory * 1e6:8.1f} µs/episode "
+        f"(overhead {(memory - bare) * 1e6:.1f} µs)"
+    )
+    print(
+        f"sweep, serial, results file  : {disk * 1e6:8.1f} µs/episode "
+        f"(overhead {(disk - bare) * 1e6:.1f} µs: JSON + flush + fsync per record)"
+    )
 
     # 2. speed-up: long episodes (Uniform at delta=0.05 on the default instance, ~0.2 s each)
     long_envs = [{"id": "LinearBAI-Soare-v0"}]
     m = args.long
     serial = timed(lambda: sweep(long_envs, ["Uniform"], m, backend="serial", progress=False))
-    process = timed(lambda: sweep(long_envs, ["Uniform"], m, backend="process", n_jobs=2,
-                                  progress=False))
+    process = timed(
+        lambda: sweep(long_envs, ["Uniform"], m, backend="process", n_jobs=2, progress=False)
+    )
     print(f"{m} long episodes, serial     : {serial:6.2f} s")
-    print(f"{m} long episodes, process x2 : {process:6.2f} s (speed-up {serial / process:.2f}x, "
-          "including worker start-up)")
+    print(
+        f"{m} long episodes, process x2 : {process:6.2f} s (speed-up {serial / process:.2f}x, "
+        "including worker start-up)"
+    )
 
 
 if __name__ == "__main__":

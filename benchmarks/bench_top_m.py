@@ -35,8 +35,10 @@ from bandit_envs.tasks import AllEpsilonGood, BestArm
 
 DELTA = 0.05
 PAPER_SECONDS = {  # Table 2 (spec 002 §4.5): (instance, agent) -> s per run
-    ("static d=8", "MLinGapE"): 0.116, ("static d=8", "LinGIFA"): 0.160,
-    ("adaptive d=8 ε=0.2", "MLinGapE"): 0.166, ("adaptive d=8 ε=0.2", "LinGIFA"): 0.265,
+    ("static d=8", "MLinGapE"): 0.116,
+    ("static d=8", "LinGIFA"): 0.160,
+    ("adaptive d=8 ε=0.2", "MLinGapE"): 0.166,
+    ("adaptive d=8 ε=0.2", "LinGIFA"): 0.265,
 }
 CONFIGS = {
     "m=4, self_normalized_ols (default width)": (dict(m=4), True),
@@ -47,8 +49,9 @@ CONFIGS = {
 
 def static_env() -> PureExplorationEnv:
     theta = np.array([1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0])
-    return PureExplorationEnv(LinearGaussian(np.eye(8), theta, 1.0), AllEpsilonGood(0.5),
-                              delta=DELTA, name="static d=8")
+    return PureExplorationEnv(
+        LinearGaussian(np.eye(8), theta, 1.0), AllEpsilonGood(0.5), delta=DELTA, name="static d=8"
+    )
 
 
 def adaptive_env(eps: float = 0.2) -> PureExplorationEnv:
@@ -59,8 +62,12 @@ def adaptive_env(eps: float = 0.2) -> PureExplorationEnv:
         x[0], x[-1] = c, math.sqrt(1.0 - c * c)
         rows.append(x)
     theta = np.array([1.2, 1.15, 1.1, 1.05, 0.0, 0.0, 0.0, 0.0])
-    return PureExplorationEnv(LinearGaussian(np.array(rows), theta, 1.0), AllEpsilonGood(eps),
-                              delta=DELTA, name=f"adaptive d=8 ε={eps}")
+    return PureExplorationEnv(
+        LinearGaussian(np.array(rows), theta, 1.0),
+        AllEpsilonGood(eps),
+        delta=DELTA,
+        name=f"adaptive d=8 ε={eps}",
+    )
 
 
 def uniform_us_per_pull(pulls: int = 50_000) -> float:
@@ -72,13 +79,16 @@ def uniform_us_per_pull(pulls: int = 50_000) -> float:
 
 
 def episodes(seeds: int, quick: bool) -> None:
-    print("| instance | agent | configuration | seeds | mean samples | error rate | mean F1 | "
-          "s/episode | µs/pull | paper s/run |")
+    print(
+        "| instance | agent | configuration | seeds | mean samples | error rate | mean F1 | "
+        "s/episode | µs/pull | paper s/run |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|")
     configs = dict(list(CONFIGS.items())[:1]) if quick else CONFIGS
     for env in (static_env(), adaptive_env()):
         for agent_cls, (label, (params, _)) in itertools.product(
-                (MLinGapE, LinGIFA), configs.items()):
+            (MLinGapE, LinGIFA), configs.items()
+        ):
             start = time.perf_counter()
             records = [run_episode(env, agent_cls(**params), s) for s in range(seeds)]
             wall = (time.perf_counter() - start) / seeds
@@ -86,9 +96,12 @@ def episodes(seeds: int, quick: bool) -> None:
             errors = float(np.mean([not r.correct for r in records]))
             f1 = float(np.mean([r.f1 for r in records]))
             paper = PAPER_SECONDS[(env.name, agent_cls.__name__)]
-            print(f"| {env.name} | {agent_cls.__name__} | {label} | {seeds} | {samples:,.0f} | "
-                  f"{errors:.3f} | {f1:.3f} | {wall:.3f} | {wall / samples * 1e6:.1f} | "
-                  f"{paper} |", flush=True)
+            print(
+                f"| {env.name} | {agent_cls.__name__} | {label} | {seeds} | {samples:,.0f} | "
+                f"{errors:.3f} | {f1:.3f} | {wall:.3f} | {wall / samples * 1e6:.1f} | "
+                f"{paper} |",
+                flush=True,
+            )
 
 
 def free_wilson(n_keep: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -115,8 +128,10 @@ def decision_us(agent, prune: bool, repeat: int) -> float:
 
 
 def scaling(pulls: int = 4000) -> None:
-    print("\nOne decision (µs), Free-Wilson-shaped features (rank 16), m = 20, heuristic width, "
-          f"after {pulls} pulls:")
+    print(
+        "\nOne decision (µs), Free-Wilson-shaped features (rank 16), m = 20, heuristic width, "
+        f"after {pulls} pulls:"
+    )
     print("| K | agent | pruned | dense | pruned sets (rows × cols) |")
     print("|---|---|---|---|---|")
     rng = np.random.default_rng(0)
@@ -124,8 +139,12 @@ def scaling(pulls: int = 4000) -> None:
         features, theta = free_wilson(k, rng)
         means = np.sort(features @ theta)[::-1]
         eps = float(means[0] - (means[19] + means[20]) / 2)
-        env = PureExplorationEnv(LinearGaussian(features, theta, 1.0), AllEpsilonGood(eps),
-                                 delta=DELTA, max_samples=10**7)
+        env = PureExplorationEnv(
+            LinearGaussian(features, theta, 1.0),
+            AllEpsilonGood(eps),
+            delta=DELTA,
+            max_samples=10**7,
+        )
         for agent_cls in (MLinGapE, LinGIFA):
             agent = agent_cls(m=20, confidence="heuristic")
             _, info = env.reset(seed=0)
@@ -140,12 +159,16 @@ def scaling(pulls: int = 4000) -> None:
             if agent_cls is LinGIFA:
                 rows, cols = agent._prune_indices(20, c)
             else:
-                rows, cols = agent._prune_pairs(agent._in_j.nonzero()[0],
-                                                (~agent._in_j).nonzero()[0], c)
+                rows, cols = agent._prune_pairs(
+                    agent._in_j.nonzero()[0], (~agent._in_j).nonzero()[0], c
+                )
             fast = decision_us(agent, True, 200)
             slow = decision_us(agent, False, 20 if k > 400 else 50)
-            print(f"| {k} | {agent_cls.__name__} | {fast:,.0f} | {slow:,.0f} | "
-                  f"{rows.size} × {cols.size} |", flush=True)
+            print(
+                f"| {k} | {agent_cls.__name__} | {fast:,.0f} | {slow:,.0f} | "
+                f"{rows.size} × {cols.size} |",
+                flush=True,
+            )
 
 
 def main() -> None:

@@ -32,8 +32,10 @@ def main() -> None:
     parser.add_argument("--deltas", default="0.05,0.01")
     parser.add_argument("--log", default=None, help="also append one line per episode here")
     args = parser.parse_args()
-    header = (f"{'instance':12} {'delta':>6} {'threshold':>9} {'mean τ':>10} {'T*log(1/δ)':>10} "
-              f"{'ratio':>6} {'±se':>5} {'error':>6} {'s/episode':>9} {'solves':>6} {'forced':>6}")
+    header = (
+        f"{'instance':12} {'delta':>6} {'threshold':>9} {'mean τ':>10} {'T*log(1/δ)':>10} "
+        f"{'ratio':>6} {'±se':>5} {'error':>6} {'s/episode':>9} {'solves':>6} {'forced':>6}"
+    )
     print(header, flush=True)
     for idx in (int(i) for i in args.instances.split(",")):
         label, kw = INSTANCES[idx]
@@ -53,13 +55,18 @@ def main() -> None:
                     lower = rec.lower_bound
                     if args.log:
                         with open(args.log, "a") as fh:
-                            fh.write(f"{label}\t{delta}\t{threshold}\t{seed}\t{rec.samples}\t"
-                                     f"{lower:.1f}\t{int(rec.correct)}\t{walls[-1]:.2f}\n")
+                            fh.write(
+                                f"{label}\t{delta}\t{threshold}\t{seed}\t{rec.samples}\t"
+                                f"{lower:.1f}\t{int(rec.correct)}\t{walls[-1]:.2f}\n"
+                            )
                 s = np.asarray(samples, dtype=float)
-                print(f"{label:12} {delta:6.2f} {threshold:>9} {s.mean():10.0f} {lower:10.0f} "
-                      f"{s.mean() / lower:6.3f} {s.std(ddof=1) / np.sqrt(s.size) / lower:5.3f} "
-                      f"{wrong / s.size:6.3f} {np.mean(walls):9.2f} {np.mean(solves):6.0f} "
-                      f"{np.mean(forced):6.0f}", flush=True)
+                print(
+                    f"{label:12} {delta:6.2f} {threshold:>9} {s.mean():10.0f} {lower:10.0f} "
+                    f"{s.mean() / lower:6.3f} {s.std(ddof=1) / np.sqrt(s.size) / lower:5.3f} "
+                    f"{wrong / s.size:6.3f} {np.mean(walls):9.2f} {np.mean(solves):6.0f} "
+                    f"{np.mean(forced):6.0f}",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

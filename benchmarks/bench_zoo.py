@@ -39,8 +39,7 @@ def main() -> None:
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--agents", nargs="*", help="only these agents")
     args = parser.parse_args()
-    head = ["family", "id", "agent", "setting", "runs", "s/episode", "samples", "error",
-            "LB ratio"]
+    head = ["family", "id", "agent", "setting", "runs", "s/episode", "samples", "error", "LB ratio"]
     print("| " + " | ".join(head) + " |" if args.markdown else "  ".join(head))
     if args.markdown:
         print("|" + "---|" * len(head))
@@ -65,15 +64,27 @@ def main() -> None:
                     bound = record.lower_bound
                     if times[0] > args.slow:
                         break
-                ratio = (f"{np.mean(samples) / bound:.1f}" if bound and setting ==
-                         "fixed_confidence" else "—")
+                ratio = (
+                    f"{np.mean(samples) / bound:.1f}"
+                    if bound and setting == "fixed_confidence"
+                    else "—"
+                )
                 mark = "*" if len(times) < args.seeds else ""
-                cells = [family, env_id, name + (" (oracle)" if caps.oracle else ""),
-                         setting.replace("fixed_", ""), f"{len(times)}{mark}",
-                         f"{np.mean(times):.3g}", f"{np.mean(samples):.4g}",
-                         f"{np.mean(wrong):.2f}", ratio]
-                print("| " + " | ".join(cells) + " |" if args.markdown else "  ".join(cells),
-                      flush=True)
+                cells = [
+                    family,
+                    env_id,
+                    name + (" (oracle)" if caps.oracle else ""),
+                    setting.replace("fixed_", ""),
+                    f"{len(times)}{mark}",
+                    f"{np.mean(times):.3g}",
+                    f"{np.mean(samples):.4g}",
+                    f"{np.mean(wrong):.2f}",
+                    ratio,
+                ]
+                print(
+                    "| " + " | ".join(cells) + " |" if args.markdown else "  ".join(cells),
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

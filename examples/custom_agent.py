@@ -35,5 +35,7 @@ print("check_agent:", ", ".join(f"{r.check}={r.status}" for r in results))
 
 env = gym.make("LinearBAI-Soare-v0", omega=0.5)
 records = [run_episode(env, ExploreThenCommit(m=100), seed=s) for s in range(20)]
-print(f"error rate {np.mean([not r.correct for r in records]):.2f}, "
-      f"samples {records[0].samples} per episode")
+print(
+    f"error rate {np.mean([not r.correct for r in records]):.2f}, "
+    f"samples {records[0].samples} per episode"
+)

@@ -22,6 +22,8 @@ theta = np.linalg.lstsq(x.T @ (counts[:, None] * x), x.T @ sums, rcond=None)[0]
 answer = {int(np.argmax(x @ theta))}
 obs, reward, terminated, truncated, info = env.step(env.unwrapped.stop_action(answer))
 
-print(f"answer {sorted(info['answer'])}, truth {sorted(info['true_answer'])}, "
-      f"correct {info['correct']}, samples {info['samples']}, reward {reward}")
+print(
+    f"answer {sorted(info['answer'])}, truth {sorted(info['true_answer'])}, "
+    f"correct {info['correct']}, samples {info['samples']}, reward {reward}"
+)
 print(f"lower bound T*(theta) = {info['complexity']['lower_bound']:.1f}")

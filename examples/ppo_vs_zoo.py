@@ -42,8 +42,10 @@ HELD_OUT_KWARGS = {"features": [_E1, _NEAR, _E2], "theta": [2.0, 0.0], "budget":
 def error_rate(agent_factory, episodes: int, kwargs: dict, seed0: int = 10_000) -> float:
     """Fraction of wrong answers over ``episodes`` seeded episodes (the same seeds for all)."""
     env = gym.make(ENV_ID, **kwargs)
-    wrong = [not bandit_envs.run_episode(env, agent_factory(), seed0 + s).correct
-             for s in range(episodes)]
+    wrong = [
+        not bandit_envs.run_episode(env, agent_factory(), seed0 + s).correct
+        for s in range(episodes)
+    ]
     return float(np.mean(wrong))
 
 
@@ -56,14 +58,19 @@ def main() -> int:
     try:
         from stable_baselines3 import PPO
     except ImportError:
-        print("This example needs Stable-Baselines3: pip install torch --index-url "
-              "https://download.pytorch.org/whl/cpu && pip install -e '.[sb3]'", file=sys.stderr)
+        print(
+            "This example needs Stable-Baselines3: pip install torch --index-url "
+            "https://download.pytorch.org/whl/cpu && pip install -e '.[sb3]'",
+            file=sys.stderr,
+        )
         return 1
 
     train_env = bandit_envs.SufficientStatistics(
-        bandit_envs.DiscretePulls(gym.make(ENV_ID, **ENV_KWARGS)))
-    model = PPO("MlpPolicy", train_env, n_steps=min(512, args.steps), batch_size=64, seed=0,
-                verbose=0)
+        bandit_envs.DiscretePulls(gym.make(ENV_ID, **ENV_KWARGS))
+    )
+    model = PPO(
+        "MlpPolicy", train_env, n_steps=min(512, args.steps), batch_size=64, seed=0, verbose=0
+    )
     model.learn(total_timesteps=args.steps)
 
     base = gym.make(ENV_ID, **ENV_KWARGS).unwrapped
@@ -78,21 +85,29 @@ def main() -> int:
         entry = registry.agent_entry(name)
         if ok and not entry.capabilities.oracle and spec.setting in entry.capabilities.settings:
             factories[name] = lambda name=name: registry.make_agent(name)
-    rows = {name: (error_rate(make, args.episodes, ENV_KWARGS),
-                   error_rate(make, args.episodes, HELD_OUT_KWARGS))
-            for name, make in factories.items()}
+    rows = {
+        name: (
+            error_rate(make, args.episodes, ENV_KWARGS),
+            error_rate(make, args.episodes, HELD_OUT_KWARGS),
+        )
+        for name, make in factories.items()
+    }
 
     zoo = [n for n in rows if n not in ("PPO (trained here)", "Uniform")]
     best = min(zoo, key=lambda n: sum(rows[n]))
-    print(f"Soare's instance (omega = 0.1, budget 60), PPO trained for {args.steps} steps; error "
-          f"rate over {args.episodes} episodes (± 1 s.e.)")
+    print(
+        f"Soare's instance (omega = 0.1, budget 60), PPO trained for {args.steps} steps; error "
+        f"rate over {args.episodes} episodes (± 1 s.e.)"
+    )
     print(f"  {'agent':<22} {'training order':>16} {'held-out order':>16}")
     for name in ("PPO (trained here)", "Uniform", best, *[n for n in zoo if n != best]):
         cells = [f"{e:.3f} ± {np.sqrt(e * (1 - e) / args.episodes):.3f}" for e in rows[name]]
         tag = "  <- best zoo agent" if name == best else ""
         print(f"  {name:<22} {cells[0]:>16} {cells[1]:>16}{tag}")
-    print("A policy trained on one instance can memorise it: compare its two columns. The zoo "
-          "agents do not depend on the order of the arms.")
+    print(
+        "A policy trained on one instance can memorise it: compare its two columns. The zoo "
+        "agents do not depend on the order of the arms."
+    )
     return 0
 
 

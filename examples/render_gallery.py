@@ -75,8 +75,12 @@ def picture(env_id: str, env_kwargs: dict, agent_name: str, seed: int) -> np.nda
 def main(argv: list[str] | None = None) -> list[Path]:
     """Write the three pictures; return their paths."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--out", type=Path, default=Path("docs/images"),
-                        help="folder for the PNG files (default: docs/images)")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path("docs/images"),
+        help="folder for the PNG files (default: docs/images)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="episode seed (default: 0)")
     args = parser.parse_args(argv)
     import matplotlib.image

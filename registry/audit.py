@@ -60,8 +60,19 @@ DEFAULT_DELTA = 0.1
 DEFAULT_RUNS = 1000
 #: columns of the audit table, in order.
 AUDIT_COLUMNS = (
-    "agent", "env", "delta", "runs", "errors", "error_rate", "ci_low", "ci_high", "truncated",
-    "crashed", "samples_mean", "seconds_per_episode", "flag",
+    "agent",
+    "env",
+    "delta",
+    "runs",
+    "errors",
+    "error_rate",
+    "ci_low",
+    "ci_high",
+    "truncated",
+    "crashed",
+    "samples_mean",
+    "seconds_per_episode",
+    "flag",
 )
 
 
@@ -103,118 +114,163 @@ class EasyInstance:
 EASY_INSTANCES: tuple[EasyInstance, ...] = (
     # ---- linear best arm (001, 003)
     EasyInstance(
-        "soare-wide", "LinearBAI-Soare-v0", {"d": 2, "omega": 1.0, "scale": 2.0, "sigma": 1.0},
+        "soare-wide",
+        "LinearBAI-Soare-v0",
+        {"d": 2, "omega": 1.0, "scale": 2.0, "sigma": 1.0},
         10**5,
         "Soare's three arms with the third one at 57 degrees instead of 0.1 rad: gap "
         "2(1 - cos 1) = 0.92 at sigma = 1, K = 3, T* = 4 (the default omega = 0.1 needs T* = 222)",
     ),
     EasyInstance(
-        "basis-d3", "LinearBAI-Basis-v0", {"d": 3, "gap": 1.0, "sigma": 0.5}, 10**5,
+        "basis-d3",
+        "LinearBAI-Basis-v0",
+        {"d": 3, "gap": 1.0, "sigma": 0.5},
+        10**5,
         "three orthogonal arms, every gap 1 at sigma = 0.5 (gap/sigma = 2), T* = 2.9",
     ),
     EasyInstance(
-        "basis-d3-noisy", "LinearBAI-Basis-v0", {"d": 3, "gap": 1.0, "sigma": 2.0}, 10**6,
+        "basis-d3-noisy",
+        "LinearBAI-Basis-v0",
+        {"d": 3, "gap": 1.0, "sigma": 2.0},
+        10**6,
         "basis-d3 at sigma = 2 (gap/sigma = 1/2, T* = 47): still K = 3 and short episodes, but "
         "the GLR statistic now crosses the threshold gradually instead of jumping over it in "
         "one round, so a too small threshold shows (the audit's sensitivity check, "
         "docs/audit.md)",
     ),
     EasyInstance(
-        "sphere-k4", "LinearBAI-Sphere-v0",
-        {"n_arms": 4, "d": 2, "gamma": 0.0, "instance_seed": 1, "sigma": 0.5}, 10**5,
+        "sphere-k4",
+        "LinearBAI-Sphere-v0",
+        {"n_arms": 4, "d": 2, "gamma": 0.0, "instance_seed": 1, "sigma": 0.5},
+        10**5,
         "4 arms on the circle; gamma = 0 puts theta on the best arm, and instance_seed 1 has "
         "the widest gap of the first seeds (0.24); sigma = 0.5, T* = 5.3",
     ),
     EasyInstance(
-        "custom-3arm", "LinearBAI-Custom-v0",
+        "custom-3arm",
+        "LinearBAI-Custom-v0",
         {"features": [[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]], "theta": [2.0, 0.0], "sigma": 1.0},
         10**5,
         "means 2, 0, 1: gap 1 at sigma = 1, K = 3, h = 2, T* = 2",
     ),
     # ---- multi-output Pareto set (000)
     EasyInstance(
-        "psi-custom-4arm", "LinearPSI-Custom-v0",
-        {"means": [[1.0, 0.5], [0.5, 1.0], [0.2, 0.2], [0.0, 0.4]], "sigma": 0.1}, 10**6,
+        "psi-custom-4arm",
+        "LinearPSI-Custom-v0",
+        {"means": [[1.0, 0.5], [0.5, 1.0], [0.2, 0.2], [0.0, 0.4]], "sigma": 0.1},
+        10**6,
         "unstructured, K = 4, d = 2: Pareto set {0, 1} (mutual gaps 0.5), arm 2 dominated by "
         "0.3, arm 3 by 0.5, sigma = 0.1",
     ),
     EasyInstance(
-        "psi-custom-4arm-noisy", "LinearPSI-Custom-v0",
-        {"means": [[1.0, 0.5], [0.5, 1.0], [0.2, 0.2], [0.0, 0.4]], "sigma": 0.5}, 10**6,
+        "psi-custom-4arm-noisy",
+        "LinearPSI-Custom-v0",
+        {"means": [[1.0, 0.5], [0.5, 1.0], [0.2, 0.2], [0.0, 0.4]], "sigma": 0.5},
+        10**6,
         "psi-custom-4arm at sigma = 0.5 (gaps/sigma 0.6 to 1): about 1000 samples per episode",
     ),
     EasyInstance(
-        "psi-synthetic-k8", "LinearPSI-Synthetic-v0", {"K": 8, "sigma": 0.1}, 2 * 10**6,
+        "psi-synthetic-k8",
+        "LinearPSI-Synthetic-v0",
+        {"K": 8, "sigma": 0.1},
+        2 * 10**6,
         "the smallest synthetic instance (K = h = 8, the arms e_1..e_8 with the paper's fixed "
         "means) at sigma = 0.1 instead of 0.5",
     ),
     EasyInstance(
-        "noc-lownoise", "LinearPSI-NoC-v0", {"sigma": 0.01}, 2 * 10**6,
+        "noc-lownoise",
+        "LinearPSI-NoC-v0",
+        {"sigma": 0.01},
+        2 * 10**6,
         "real data, K = 259 fixed: sigma = 0.01 makes it nearly noiseless. Not in the default "
         "audit (K is not small, and PAL needs 30k samples per episode); needs the NoC data",
         default=False,
     ),
     EasyInstance(
-        "energy-lownoise", "LinearPSI-Energy-v0", {"sigma": 0.01}, 2 * 10**7,
+        "energy-lownoise",
+        "LinearPSI-Energy-v0",
+        {"sigma": 0.01},
+        2 * 10**7,
         "real data, K = 768 fixed, sigma = 0.01. Not in the default audit (GEGE needs 9e5 and "
         "PAL 2e5 samples per episode, 14 s); needs the Energy data",
         default=False,
     ),
     # ---- all epsilon-good arms (002)
     EasyInstance(
-        "epsgood-static-d3", "LinearEpsGood-Static-v0",
-        {"d": 3, "m": 2, "m_tilde": 1, "Delta": 1.0, "sigma": 0.25}, 10**5,
+        "epsgood-static-d3",
+        "LinearEpsGood-Static-v0",
+        {"d": 3, "m": 2, "m_tilde": 1, "Delta": 1.0, "sigma": 0.25},
+        10**5,
         "arms e_1..e_3, one good arm of mean 1 and two of mean 0, epsilon = 1/2: every arm 1/2 "
         "away from the threshold at sigma = 0.25",
     ),
     EasyInstance(
-        "epsgood-static-d3-noisy", "LinearEpsGood-Static-v0",
-        {"d": 3, "m": 2, "m_tilde": 1, "Delta": 1.0, "sigma": 1.0}, 10**6,
+        "epsgood-static-d3-noisy",
+        "LinearEpsGood-Static-v0",
+        {"d": 3, "m": 2, "m_tilde": 1, "Delta": 1.0, "sigma": 1.0},
+        10**6,
         "epsgood-static-d3 at sigma = 1 (every arm sigma/2 from the threshold, T* = 47)",
     ),
     EasyInstance(
-        "epsgood-adaptive-d3", "LinearEpsGood-Adaptive-v0",
-        {"d": 3, "m": 2, "m_tilde": 1, "x_tilde": 1.0, "epsilon": 0.5, "sigma": 0.25}, 10**5,
+        "epsgood-adaptive-d3",
+        "LinearEpsGood-Adaptive-v0",
+        {"d": 3, "m": 2, "m_tilde": 1, "x_tilde": 1.0, "epsilon": 0.5, "sigma": 0.25},
+        10**5,
         "the adaptive construction at d = 3 (K = 5: e_1..e_3 and 2 disturbing arms), "
         "epsilon = 0.5 instead of 0.1, sigma = 0.25",
     ),
     EasyInstance(
-        "freewilson-2x2", "LinearEpsGood-FreeWilson-v0",
-        {"sites": [2, 2], "n_good": 1, "scale": 1.0, "min_gap": 1.0, "sigma": 0.5}, 10**5,
+        "freewilson-2x2",
+        "LinearEpsGood-FreeWilson-v0",
+        {"sites": [2, 2], "n_good": 1, "scale": 1.0, "min_gap": 1.0, "sigma": 0.5},
+        10**5,
         "2 sites x 2 substituents (K = 4, rank 3), one good compound, the next gap >= 1 at "
         "sigma = 0.5",
     ),
     EasyInstance(
-        "epsgood-custom-2arm", "LinearEpsGood-Custom-v0", {"sigma": 1.0}, 10**5,
+        "epsgood-custom-2arm",
+        "LinearEpsGood-Custom-v0",
+        {"sigma": 1.0},
+        10**5,
         "the id's built-in example (spec 002 §6): two arms, T* = 32",
     ),
     # ---- misspecified linear (002 §5)
     EasyInstance(
-        "misspecified-adaptive-d3", "MisspecifiedEpsGood-Adaptive-v0",
-        {"d": 3, "m": 2, "m_tilde": 1, "x_tilde": 1.0, "epsilon": 0.5, "sigma": 0.25,
-         "L_m": 0.01},
+        "misspecified-adaptive-d3",
+        "MisspecifiedEpsGood-Adaptive-v0",
+        {"d": 3, "m": 2, "m_tilde": 1, "x_tilde": 1.0, "epsilon": 0.5, "sigma": 0.25, "L_m": 0.01},
         10**5,
         "epsgood-adaptive-d3 with a random deviation of size L_m = 0.01 (known to agents), far "
         "below the gaps",
     ),
     EasyInstance(
-        "misspecified-custom-3arm", "MisspecifiedEpsGood-Custom-v0",
-        {"features": [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], "theta": [1.0, 0.0],
-         "deviation": [0.02, 0.02, -0.02], "epsilon": 0.5, "sigma": 0.5},
+        "misspecified-custom-3arm",
+        "MisspecifiedEpsGood-Custom-v0",
+        {
+            "features": [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]],
+            "theta": [1.0, 0.0],
+            "deviation": [0.02, 0.02, -0.02],
+            "epsilon": 0.5,
+            "sigma": 0.5,
+        },
         10**5,
         "means 1.02, 0.02, 0.98 (L_m = 0.02), epsilon = 0.5: good set {0, 2}, arm 1 0.5 below "
         "the threshold; the id's built-in example is a hard one (its deviation flips the answer)",
     ),
     # ---- generalized linear (002 §6)
     EasyInstance(
-        "logistic-custom-3arm", "LogisticEpsGood-Custom-v0",
-        {"means": [0.9, 0.5, 0.1], "epsilon": 0.2}, 10**7,
+        "logistic-custom-3arm",
+        "LogisticEpsGood-Custom-v0",
+        {"means": [0.9, 0.5, 0.1], "epsilon": 0.2},
+        10**7,
         "unstructured Bernoulli arms 0.9, 0.5, 0.1, epsilon = 0.2: threshold 0.7, gaps 0.2. "
         "LinFACT-GLM's proven counts (c_min = 0.09) still need ~3e5 samples (batch path: ms)",
     ),
     EasyInstance(
-        "logistic-adaptive-d3", "LogisticEpsGood-Adaptive-v0",
-        {"d": 3, "m": 2, "m_tilde": 1, "x_tilde": 1.0, "epsilon": 0.5}, 10**8,
+        "logistic-adaptive-d3",
+        "LogisticEpsGood-Adaptive-v0",
+        {"d": 3, "m": 2, "m_tilde": 1, "x_tilde": 1.0, "epsilon": 0.5},
+        10**8,
         "the logistic adaptive construction at d = 3 (K = 5), epsilon = 0.5 on the predictor "
         "scale; LinFACT-GLM needs ~4e6 samples (c_min = sigma'(2) = 0.1)",
     ),
@@ -248,49 +304,110 @@ class HeuristicRule:
 #: Read from the agents' docstrings. The audit runs defaults; the rules for non-default values
 #: are listed too so that :func:`heuristic_note` answers for any parameters.
 HEURISTIC_RULES: tuple[HeuristicRule, ...] = (
-    HeuristicRule("Uniform", "threshold", _number,
-                  "constant GLR threshold beta = b (calibration studies)"),
-    *(HeuristicRule(name, "threshold",
-                    lambda v: _number(v) or (isinstance(v, str) and v.startswith("constant")),
-                    "constant threshold beta = b")
-      for name in ("GAllocation", "XYAllocation", "XYAdaptive", "XYOracle")),
-    *(HeuristicRule(name, "threshold", lambda v: v == "paper",
-                    "Soare et al.'s Prop. 1 as printed: its union bound sums to 2.7 delta")
-      for name in ("GAllocation", "XYAllocation", "XYAdaptive", "XYOracle")),
-    HeuristicRule("FullyAdaptiveXY", "theta_norm_bound", lambda v: v is None,
-                  "plugs the estimate ||theta_hat_t|| into Prop. 2's "
-                  "width in place of a true bound S >= ||theta*|| (default)"),
-    HeuristicRule("LinGapE", "confidence", lambda v: v == "heuristic",
-                  "width sigma sqrt(2 log((1 + log t)/delta)), the GLR "
-                  "threshold of the experiments, not proven (default)"),
-    HeuristicRule("LinearTrackAndStop", "threshold", lambda v: v == "heuristic" or _number(v),
-                  "GLR threshold log((1 + log t)/delta) or a constant"),
-    HeuristicRule("PELEG", "delta_schedule", lambda v: v == "paper",
-                  "the paper's delta_m = delta/m^2 sums to pi^2 delta/6 > delta"),
-    HeuristicRule("GEGE", "constants", lambda v: v == "practical",
-                  "the authors' round lengths h_r log(1/delta_r)/eps_r^2"),
-    *(HeuristicRule(name, "threshold", lambda v: v == "heuristic",
-                    "the authors' C++ confidence width")
-      for name in ("PSIUniform", "APE", "Racing")),
-    HeuristicRule("PAL", "constants", lambda v: v == "practical",
-                  "b_t = log(K d pi^2 t^2/(6 delta))/5, the /5 tuned "
-                  "empirically and no sigma (default)"),
-    HeuristicRule("PAL", "constants", lambda v: v == "theory",
-                  "Zuluaga et al.'s Bayesian guarantee, no frequentist "
-                  "proof for this adaptive design"),
-    *(HeuristicRule(name, "m", lambda v: v is None,
-                    "top-m with m re-estimated as the empirical epsilon-good set size; "
-                    "right only when that estimate is |G_eps| at stopping (default)")
-      for name in ("MLinGapE", "LinGIFA")),
-    *(HeuristicRule(name, "confidence", lambda v: v == "heuristic",
-                    "LinGapE's heuristic width") for name in ("MLinGapE", "LinGIFA")),
-    HeuristicRule("LazyTTS", "glr_threshold", lambda v: v == "heuristic" or _number(v),
-                  "GLR threshold log((1 + log t)/delta) or a constant"),
-    HeuristicRule("LazyTTS", "threshold", lambda v: v is not None,
-                  "a given threshold tau identifies {mu_i >= tau}, which is G_eps only when "
-                  "tau = max mu - eps"),
-    HeuristicRule("LinFACTMIS", "paper_radius", lambda v: v is True,
-                  "eq. 35 as printed misses the arm's own deviation"),
+    HeuristicRule(
+        "Uniform", "threshold", _number, "constant GLR threshold beta = b (calibration studies)"
+    ),
+    *(
+        HeuristicRule(
+            name,
+            "threshold",
+            lambda v: _number(v) or (isinstance(v, str) and v.startswith("constant")),
+            "constant threshold beta = b",
+        )
+        for name in ("GAllocation", "XYAllocation", "XYAdaptive", "XYOracle")
+    ),
+    *(
+        HeuristicRule(
+            name,
+            "threshold",
+            lambda v: v == "paper",
+            "Soare et al.'s Prop. 1 as printed: its union bound sums to 2.7 delta",
+        )
+        for name in ("GAllocation", "XYAllocation", "XYAdaptive", "XYOracle")
+    ),
+    HeuristicRule(
+        "FullyAdaptiveXY",
+        "theta_norm_bound",
+        lambda v: v is None,
+        "plugs the estimate ||theta_hat_t|| into Prop. 2's "
+        "width in place of a true bound S >= ||theta*|| (default)",
+    ),
+    HeuristicRule(
+        "LinGapE",
+        "confidence",
+        lambda v: v == "heuristic",
+        "width sigma sqrt(2 log((1 + log t)/delta)), the GLR "
+        "threshold of the experiments, not proven (default)",
+    ),
+    HeuristicRule(
+        "LinearTrackAndStop",
+        "threshold",
+        lambda v: v == "heuristic" or _number(v),
+        "GLR threshold log((1 + log t)/delta) or a constant",
+    ),
+    HeuristicRule(
+        "PELEG",
+        "delta_schedule",
+        lambda v: v == "paper",
+        "the paper's delta_m = delta/m^2 sums to pi^2 delta/6 > delta",
+    ),
+    HeuristicRule(
+        "GEGE",
+        "constants",
+        lambda v: v == "practical",
+        "the authors' round lengths h_r log(1/delta_r)/eps_r^2",
+    ),
+    *(
+        HeuristicRule(
+            name, "threshold", lambda v: v == "heuristic", "the authors' C++ confidence width"
+        )
+        for name in ("PSIUniform", "APE", "Racing")
+    ),
+    HeuristicRule(
+        "PAL",
+        "constants",
+        lambda v: v == "practical",
+        "b_t = log(K d pi^2 t^2/(6 delta))/5, the /5 tuned empirically and no sigma (default)",
+    ),
+    HeuristicRule(
+        "PAL",
+        "constants",
+        lambda v: v == "theory",
+        "Zuluaga et al.'s Bayesian guarantee, no frequentist proof for this adaptive design",
+    ),
+    *(
+        HeuristicRule(
+            name,
+            "m",
+            lambda v: v is None,
+            "top-m with m re-estimated as the empirical epsilon-good set size; "
+            "right only when that estimate is |G_eps| at stopping (default)",
+        )
+        for name in ("MLinGapE", "LinGIFA")
+    ),
+    *(
+        HeuristicRule(name, "confidence", lambda v: v == "heuristic", "LinGapE's heuristic width")
+        for name in ("MLinGapE", "LinGIFA")
+    ),
+    HeuristicRule(
+        "LazyTTS",
+        "glr_threshold",
+        lambda v: v == "heuristic" or _number(v),
+        "GLR threshold log((1 + log t)/delta) or a constant",
+    ),
+    HeuristicRule(
+        "LazyTTS",
+        "threshold",
+        lambda v: v is not None,
+        "a given threshold tau identifies {mu_i >= tau}, which is G_eps only when "
+        "tau = max mu - eps",
+    ),
+    HeuristicRule(
+        "LinFACTMIS",
+        "paper_radius",
+        lambda v: v is True,
+        "eq. 35 as printed misses the arm's own deviation",
+    ),
 )
 
 
@@ -320,8 +437,11 @@ def heuristic_note(agent: str, params: Mapping[str, Any] | None = None) -> str |
         "threshold='heuristic': GLR threshold log((1 + log t)/delta) or a constant"
     """
     values = agent_parameters(agent, params)
-    notes = [f"{rule.param}={values[rule.param]!r}: {rule.note}" for rule in HEURISTIC_RULES
-             if rule.agent == agent and rule.param in values and rule.applies(values[rule.param])]
+    notes = [
+        f"{rule.param}={values[rule.param]!r}: {rule.note}"
+        for rule in HEURISTIC_RULES
+        if rule.agent == agent and rule.param in values and rule.applies(values[rule.param])
+    ]
     return "; ".join(notes) or None
 
 
@@ -330,8 +450,11 @@ def heuristic_note(agent: str, params: Mapping[str, Any] | None = None) -> str |
 
 def fixed_confidence_agents() -> list[str]:
     """The catalogue's agents that run in the fixed-confidence setting (oracles included)."""
-    return [name for name in list_agents()
-            if "fixed_confidence" in agent_entry(name).capabilities.settings]
+    return [
+        name
+        for name in list_agents()
+        if "fixed_confidence" in agent_entry(name).capabilities.settings
+    ]
 
 
 def _pick_agents(agents: Iterable[str] | None) -> list[str]:
@@ -371,8 +494,9 @@ def _pick_instances(envs: Iterable[str] | None) -> list[EasyInstance]:
 
 def _check_delta(delta: Any) -> float:
     if not _number(delta) or not 0.0 < float(delta) < 1.0:
-        raise InvalidParameterError(f"audit: every delta must be a number in (0, 1); got "
-                                    f"{delta!r}.")
+        raise InvalidParameterError(
+            f"audit: every delta must be a number in (0, 1); got {delta!r}."
+        )
     return float(delta)
 
 
@@ -383,8 +507,10 @@ def _missing_data(instance: EasyInstance) -> str | None:
         try:
             dataset_path(name, download=False)
         except DataError:
-            return (f"{instance.name}: needs the {name} data set (set BANDIT_ENVS_DATA, or run "
-                    f"`python -m bandit_envs.datasets fetch {name}`)")
+            return (
+                f"{instance.name}: needs the {name} data set (set BANDIT_ENVS_DATA, or run "
+                f"`python -m bandit_envs.datasets fetch {name}`)"
+            )
     return None
 
 
@@ -570,22 +696,34 @@ def run_audit(
             f"audit: agent_runs names agent(s) {unknown} that are not audited here."
         )
     if log is None:
+
         def log(line: str) -> None:
             print(line, file=sys.stderr, flush=True)
+
     rows, ran, resumed = [], 0, 0
     for i, cell in enumerate(cells):
         cell_runs = own.get(cell.agent, runs)
         t0 = time.perf_counter()
-        result = sweep([cell.env_setting], [AgentSetting(cell.agent)], cell_runs, seed=seed,
-                       out=Path(out) / cell.folder, backend=backend, n_jobs=n_jobs,
-                       retry_errors=retry_errors, progress=False)
+        result = sweep(
+            [cell.env_setting],
+            [AgentSetting(cell.agent)],
+            cell_runs,
+            seed=seed,
+            out=Path(out) / cell.folder,
+            backend=backend,
+            n_jobs=n_jobs,
+            retry_errors=retry_errors,
+            progress=False,
+        )
         ran += result.ran
         resumed += result.skipped
         row = audit_row(cell, result.records)
         rows.append(row)
-        log(f"[{i + 1}/{len(cells)}] {cell.agent} on {cell.instance.name} (delta={cell.delta:g})"
+        log(
+            f"[{i + 1}/{len(cells)}] {cell.agent} on {cell.instance.name} (delta={cell.delta:g})"
             f": {row['errors']}/{row['runs']} wrong, ran {result.ran}, resumed "
-            f"{result.skipped}, {time.perf_counter() - t0:.1f} s")
+            f"{result.skipped}, {time.perf_counter() - t0:.1f} s"
+        )
     return AuditResult(rows, skipped, ran, resumed, time.perf_counter() - start)
 
 
@@ -613,16 +751,21 @@ def audit_report(result: AuditResult, *, markdown: bool = False) -> str:
         markdown: Markdown table and lists.
     """
     bullet = "- " if markdown else "  "
-    parts = [f"delta-audit: error rate with its Clopper-Pearson {LEVEL:.0%} interval; VIOLATION "
-             f"when the interval lies above delta.", "", audit_table(result.rows,
-                                                                      markdown=markdown)]
+    parts = [
+        f"delta-audit: error rate with its Clopper-Pearson {LEVEL:.0%} interval; VIOLATION "
+        f"when the interval lies above delta.",
+        "",
+        audit_table(result.rows, markdown=markdown),
+    ]
     if result.violations:
         parts += ["", "Violations:"]
         for r in result.violations:
             kind = "heuristic threshold" if r["heuristic"] else "GENUINE (not a known heuristic)"
-            parts.append(f"{bullet}{r['agent']} on {r['instance']}: {r['errors']}/{r['runs']} "
-                         f"wrong, interval [{r['ci_low']:.3g}, {r['ci_high']:.3g}] above delta = "
-                         f"{r['delta']:g}; {kind}.")
+            parts.append(
+                f"{bullet}{r['agent']} on {r['instance']}: {r['errors']}/{r['runs']} "
+                f"wrong, interval [{r['ci_low']:.3g}, {r['ci_high']:.3g}] above delta = "
+                f"{r['delta']:g}; {kind}."
+            )
     else:
         parts += ["", "No violation: every interval reaches down to delta or below."]
     heuristics = {r["agent"]: r["heuristic"] for r in result.rows if r["heuristic"]}
@@ -644,16 +787,24 @@ def describe_instances(*, markdown: bool = False) -> str:
     Args:
         markdown: a Markdown table instead of an indented list.
     """
-    rows = [{"instance": i.name,
-             "env": f"{i.env_id}({', '.join(f'{k}={v}' for k, v in i.kwargs.items())})",
-             "max_samples": f"{i.max_samples:.0e}".replace("e+0", "e"),
-             "default": i.default, "why": i.why} for i in EASY_INSTANCES]
+    rows = [
+        {
+            "instance": i.name,
+            "env": f"{i.env_id}({', '.join(f'{k}={v}' for k, v in i.kwargs.items())})",
+            "max_samples": f"{i.max_samples:.0e}".replace("e+0", "e"),
+            "default": i.default,
+            "why": i.why,
+        }
+        for i in EASY_INSTANCES
+    ]
     if markdown:
-        return format_table(rows, ["instance", "env", "max_samples", "default", "why"],
-                            markdown=True)
+        return format_table(
+            rows, ["instance", "env", "max_samples", "default", "why"], markdown=True
+        )
     return "\n".join(
         f"  {r['instance']:<26} {r['env']}\n  {'':<26} max_samples {r['max_samples']}"
-        f"{'' if r['default'] else ', only with --envs'}: {r['why']}" for r in rows
+        f"{'' if r['default'] else ', only with --envs'}: {r['why']}"
+        for r in rows
     )
 
 

@@ -204,8 +204,7 @@ AGENTS: tuple[AgentEntry, ...] = (
         "rounds with eq. 40 counts (c_min given or sigma'(B) from a predictor bound), Newton/IRLS "
         "maximum likelihood per round (ridge, iteration cap, warm-up); link='identity' is "
         "LinFACT-G's linear fit",
-        source="Li, Ma, Hua & Zhu 2025 (arXiv 2510.00073), Sec. 6, Thm 6.1, Alg. 6 "
-        "(spec 002 §2.6)",
+        source="Li, Ma, Hua & Zhu 2025 (arXiv 2510.00073), Sec. 6, Thm 6.1, Alg. 6 (spec 002 §2.6)",
     ),
     AgentEntry(
         name="MLinGapE",
@@ -331,7 +330,8 @@ def make_agent(name: str, **kwargs: Any) -> Any:
     """
     cls = agent_entry(name).load()
     params = [
-        p.name for p in inspect.signature(cls.__init__).parameters.values()
+        p.name
+        for p in inspect.signature(cls.__init__).parameters.values()
         if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
     ]
     unknown = sorted(set(kwargs) - set(params))
@@ -395,16 +395,17 @@ def compatibility_matrix() -> dict[tuple[str, str], tuple[bool, str]]:
             continue
         missing = _missing_data(env_entry(env_id).datasets)
         if missing:
-            why = (f"not checked: needs the {missing} data set (set BANDIT_ENVS_DATA, or run "
-                   f"`python -m bandit_envs.datasets fetch {missing}`)")
+            why = (
+                f"not checked: needs the {missing} data set (set BANDIT_ENVS_DATA, or run "
+                f"`python -m bandit_envs.datasets fetch {missing}`)"
+            )
             out.update({(agent.name, env_id): (False, why) for agent in AGENTS})
             continue
         spec = make_env(env_id).unwrapped.problem
         for agent in AGENTS:
             caps = agent.capabilities
             results = [
-                compatibility(caps, _in_setting(spec, s), agent.name)
-                for s in sorted(caps.settings)
+                compatibility(caps, _in_setting(spec, s), agent.name) for s in sorted(caps.settings)
             ]
             ok = any(r[0] for r in results)
             out[(agent.name, env_id)] = (ok, "compatible" if ok else results[0][1])

@@ -97,8 +97,17 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     print(
         format_table(
             fc,
-            ["agent", "setting", "runs", "error_rate", "samples_mean", "samples_median",
-             "lower_bound", "ratio", "seconds_per_episode"],
+            [
+                "agent",
+                "setting",
+                "runs",
+                "error_rate",
+                "samples_mean",
+                "samples_median",
+                "lower_bound",
+                "ratio",
+                "seconds_per_episode",
+            ],
         )
     )
     t_star = make_env(env_id).unwrapped.complexity()["lower_bound"]
@@ -138,8 +147,10 @@ def _config_from_args(args: argparse.Namespace) -> SweepConfig:
                 "give a config file (bandit-bench run experiments/NAME.toml) or at least one "
                 "--env and one --agent."
             )
-        env_kw, env_grid = _pairs(args.env_kw, "--env-kw", False), _pairs(args.env_grid,
-                                                                           "--env-grid", True)
+        env_kw, env_grid = (
+            _pairs(args.env_kw, "--env-kw", False),
+            _pairs(args.env_grid, "--env-grid", True),
+        )
         agent_kw = _pairs(args.agent_kw, "--agent-kw", False)
         agent_grid = _pairs(args.agent_grid, "--agent-grid", True)
         config = parse_config(
@@ -154,7 +165,7 @@ def _config_from_args(args: argparse.Namespace) -> SweepConfig:
         if value is not None:
             setattr(config, key, value)
     if config.out is None:
-        raise ConfigError("no output folder: give --out DIR (or out = \"...\" in [sweep]).")
+        raise ConfigError('no output folder: give --out DIR (or out = "..." in [sweep]).')
     validate_settings(config)
     return config
 
@@ -170,12 +181,20 @@ def _cmd_run(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     result = sweep(
-        config.envs, config.agents, config.runs, seed=config.seed, out=config.out,
-        backend=config.backend, n_jobs=config.jobs, address=config.address, batch=config.batch,
+        config.envs,
+        config.agents,
+        config.runs,
+        seed=config.seed,
+        out=config.out,
+        backend=config.backend,
+        n_jobs=config.jobs,
+        address=config.address,
+        batch=config.batch,
         progress=not args.quiet,
     )
-    print(f"ran {result.ran} episode(s), skipped {result.skipped} already finished.",
-          file=sys.stderr)
+    print(
+        f"ran {result.ran} episode(s), skipped {result.skipped} already finished.", file=sys.stderr
+    )
     print(report(result.records))
     return 1 if result.errors else 0
 
@@ -222,13 +241,24 @@ def _cmd_audit(args: argparse.Namespace) -> int:
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ConfigError(f"--agent-runs {name}= takes an integer >= 1; got {value!r}.")
     result = audit.run_audit(
-        _names(args.agents), _names(args.envs), runs=args.runs, deltas=deltas, out=args.out,
-        agent_runs=agent_runs, seed=args.seed, backend=args.backend, n_jobs=args.jobs,
-        retry_errors=args.retry_errors, log=(lambda line: None) if args.quiet else None,
+        _names(args.agents),
+        _names(args.envs),
+        runs=args.runs,
+        deltas=deltas,
+        out=args.out,
+        agent_runs=agent_runs,
+        seed=args.seed,
+        backend=args.backend,
+        n_jobs=args.jobs,
+        retry_errors=args.retry_errors,
+        log=(lambda line: None) if args.quiet else None,
     )
     print(audit.audit_report(result, markdown=args.markdown))
-    print(f"ran {result.ran} episode(s), resumed {result.resumed} already finished, in "
-          f"{result.seconds:.0f} s; results in {args.out}", file=sys.stderr)
+    print(
+        f"ran {result.ran} episode(s), resumed {result.resumed} already finished, in "
+        f"{result.seconds:.0f} s; results in {args.out}",
+        file=sys.stderr,
+    )
     crashed = any(r["crashed"] for r in result.rows)
     return 1 if result.genuine_violations or crashed else 0
 
@@ -250,15 +280,28 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p_run.add_argument("config", nargs="?", help="a TOML sweep configuration (experiments/*.toml)")
     p_run.add_argument("--env", action="append", help="an environment id (repeatable)")
-    p_run.add_argument("--env-kw", action="append", metavar="KEY=VALUE",
-                       help="a fixed gym.make keyword for the --env ids (repeatable)")
-    p_run.add_argument("--env-grid", action="append", metavar="KEY=V1,V2",
-                       help="a grid axis of gym.make keywords, e.g. delta=0.05,0.01")
+    p_run.add_argument(
+        "--env-kw",
+        action="append",
+        metavar="KEY=VALUE",
+        help="a fixed gym.make keyword for the --env ids (repeatable)",
+    )
+    p_run.add_argument(
+        "--env-grid",
+        action="append",
+        metavar="KEY=V1,V2",
+        help="a grid axis of gym.make keywords, e.g. delta=0.05,0.01",
+    )
     p_run.add_argument("--agent", action="append", help="an agent name (repeatable)")
-    p_run.add_argument("--agent-kw", action="append", metavar="KEY=VALUE",
-                       help="a fixed agent parameter (repeatable)")
-    p_run.add_argument("--agent-grid", action="append", metavar="KEY=V1,V2",
-                       help="a grid axis of agent parameters")
+    p_run.add_argument(
+        "--agent-kw",
+        action="append",
+        metavar="KEY=VALUE",
+        help="a fixed agent parameter (repeatable)",
+    )
+    p_run.add_argument(
+        "--agent-grid", action="append", metavar="KEY=V1,V2", help="a grid axis of agent parameters"
+    )
     p_run.add_argument("--runs", type=int, help="episodes per (env, agent) setting")
     p_run.add_argument("--seed", type=int, help="the sweep seed (default 0)")
     p_run.add_argument("--out", help="the results folder")
@@ -271,7 +314,10 @@ def build_parser() -> argparse.ArgumentParser:
     p_report.add_argument("folder", help="a sweep's results folder")
     p_report.add_argument("--markdown", action="store_true", help="Markdown tables")
     p_report.add_argument(
-        "--pool", action="append", default=[], metavar="KEY",
+        "--pool",
+        action="append",
+        default=[],
+        metavar="KEY",
         help="pool the rows over this env keyword (repeatable), e.g. --pool instance_seed to "
         "report the draws of a random instance family as one setting",
     )
@@ -296,32 +342,57 @@ def build_parser() -> argparse.ArgumentParser:
         "the Clopper-Pearson 95%% interval of the error rate lies above delta. Each (agent, "
         "instance, delta) is a resumable sweep in OUT/<agent>/<instance>/delta=<delta>.",
     )
-    p_audit.add_argument("--agents", action="append", metavar="A,B",
-                         help="agents to audit (repeatable or comma-separated; default: all "
-                         "fixed-confidence agents)")
-    p_audit.add_argument("--envs", action="append", metavar="E,F",
-                         help="easy instance names or env ids (default: the default easy "
-                         "instances; see --list)")
-    p_audit.add_argument("--runs", type=int, default=1000,
-                         help="seeds per (agent, instance, delta) (default 1000)")
-    p_audit.add_argument("--agent-runs", action="append", metavar="NAME=N",
-                         help="seeds for one agent instead of --runs (repeatable), e.g. PAL=200")
-    p_audit.add_argument("--delta", action="append", metavar="D1,D2",
-                         help="confidence delta (repeatable or comma-separated; default 0.1)")
-    p_audit.add_argument("--out", default="audit-results",
-                         help="the results folder (default ./audit-results); an existing one "
-                         "is resumed")
+    p_audit.add_argument(
+        "--agents",
+        action="append",
+        metavar="A,B",
+        help="agents to audit (repeatable or comma-separated; default: all "
+        "fixed-confidence agents)",
+    )
+    p_audit.add_argument(
+        "--envs",
+        action="append",
+        metavar="E,F",
+        help="easy instance names or env ids (default: the default easy instances; see --list)",
+    )
+    p_audit.add_argument(
+        "--runs", type=int, default=1000, help="seeds per (agent, instance, delta) (default 1000)"
+    )
+    p_audit.add_argument(
+        "--agent-runs",
+        action="append",
+        metavar="NAME=N",
+        help="seeds for one agent instead of --runs (repeatable), e.g. PAL=200",
+    )
+    p_audit.add_argument(
+        "--delta",
+        action="append",
+        metavar="D1,D2",
+        help="confidence delta (repeatable or comma-separated; default 0.1)",
+    )
+    p_audit.add_argument(
+        "--out",
+        default="audit-results",
+        help="the results folder (default ./audit-results); an existing one is resumed",
+    )
     p_audit.add_argument("--jobs", type=int, help="worker processes (default: all CPUs)")
-    p_audit.add_argument("--backend", choices=list(BACKENDS), default="process",
-                         help="sweep backend (default: process)")
+    p_audit.add_argument(
+        "--backend",
+        choices=list(BACKENDS),
+        default="process",
+        help="sweep backend (default: process)",
+    )
     p_audit.add_argument("--seed", type=int, default=0, help="the sweep seed (default 0)")
-    p_audit.add_argument("--retry-errors", action="store_true",
-                         help="on resume, run crashed episodes again")
+    p_audit.add_argument(
+        "--retry-errors", action="store_true", help="on resume, run crashed episodes again"
+    )
     p_audit.add_argument("--markdown", action="store_true", help="Markdown tables")
     p_audit.add_argument("--quiet", action="store_true", help="no line per finished cell")
-    p_audit.add_argument("--list", action="store_true",
-                         help="list the easy instances and the agents' heuristic defaults, and "
-                         "exit")
+    p_audit.add_argument(
+        "--list",
+        action="store_true",
+        help="list the easy instances and the agents' heuristic defaults, and exit",
+    )
     p_audit.set_defaults(func=_cmd_audit)
     return parser
 
@@ -335,8 +406,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"bandit-bench {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except (ResultsWriteError, WorkerLostError) as exc:
-        print(f"bandit-bench {args.command}: stopped: {exc}\nThe finished episodes are kept; "
-              "run the same command again to resume.", file=sys.stderr)
+        print(
+            f"bandit-bench {args.command}: stopped: {exc}\nThe finished episodes are kept; "
+            "run the same command again to resume.",
+            file=sys.stderr,
+        )
         return 3
 
 

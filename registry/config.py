@@ -90,12 +90,10 @@ def parse_config(data: dict[str, Any], source: str = "<config>") -> SweepConfig:
     envs_raw = data.get("env")
     agents_raw = data.get("agent")
     if not envs_raw:
-        raise ConfigError(
-            f"{source}: no [[env]] entry; add at least one, e.g. [[env]] id = \"...\"."
-        )
+        raise ConfigError(f'{source}: no [[env]] entry; add at least one, e.g. [[env]] id = "...".')
     if not agents_raw:
         raise ConfigError(
-            f"{source}: no [[agent]] entry; add at least one, e.g. [[agent]] name = \"Uniform\"."
+            f'{source}: no [[agent]] entry; add at least one, e.g. [[agent]] name = "Uniform".'
         )
     _typed(envs_raw, list, "env", source, "an array of tables ([[env]])")
     _typed(agents_raw, list, "agent", source, "an array of tables ([[agent]])")
@@ -112,15 +110,21 @@ def parse_config(data: dict[str, Any], source: str = "<config>") -> SweepConfig:
             _typed(entry[label], str, f"{where} {label}", source, f"a string ({example})")
             for table in ("kwargs", "grid"):
                 if table in entry:
-                    _typed(entry[table], dict, f"{where} {table}", source,
-                           "a table such as { delta = 0.05 }")
+                    _typed(
+                        entry[table],
+                        dict,
+                        f"{where} {table}",
+                        source,
+                        "a table such as { delta = 0.05 }",
+                    )
     try:
         envs = _as_envs(envs_raw)
         agents = _as_agents(agents_raw)
     except InvalidParameterError as exc:
         raise ConfigError(f"{source}: {exc}") from None
-    config = SweepConfig(envs=envs, agents=agents, source=source,
-                         description=str(data.get("description", "")))
+    config = SweepConfig(
+        envs=envs, agents=agents, source=source, description=str(data.get("description", ""))
+    )
     if "runs" in sweep:
         config.runs = _typed(sweep["runs"], int, "[sweep] runs", source, "an integer >= 1")
         if config.runs < 1:
@@ -130,8 +134,9 @@ def parse_config(data: dict[str, Any], source: str = "<config>") -> SweepConfig:
         if config.seed < 0:
             raise ConfigError(f"{source}: [sweep] seed must be an integer >= 0; got {config.seed}.")
     if "backend" in sweep:
-        config.backend = _typed(sweep["backend"], str, "[sweep] backend", source,
-                                f"one of {list(BACKENDS)}")
+        config.backend = _typed(
+            sweep["backend"], str, "[sweep] backend", source, f"one of {list(BACKENDS)}"
+        )
         if config.backend not in BACKENDS:
             raise ConfigError(
                 f"{source}: [sweep] backend must be one of {list(BACKENDS)}; got "
@@ -146,8 +151,7 @@ def parse_config(data: dict[str, Any], source: str = "<config>") -> SweepConfig:
     if "batch" in sweep:
         config.batch = _typed(sweep["batch"], bool, "[sweep] batch", source, "true or false")
     if "address" in sweep:
-        config.address = _typed(sweep["address"], str, "[sweep] address", source,
-                                "a Ray address")
+        config.address = _typed(sweep["address"], str, "[sweep] address", source, "a Ray address")
     return config
 
 
@@ -175,8 +179,12 @@ def validate_settings(config: SweepConfig) -> None:
     for i, agent in enumerate(config.agents, start=1):
         try:
             resolve_agent(agent.name, agent.kwargs)
-        except (BanditEnvError, TypeError, ValueError, KeyError, ImportError,
-                AttributeError) as exc:
-            raise ConfigError(
-                f"{config.source}: agent setting #{i} {agent.label}: {exc}"
-            ) from None
+        except (
+            BanditEnvError,
+            TypeError,
+            ValueError,
+            KeyError,
+            ImportError,
+            AttributeError,
+        ) as exc:
+            raise ConfigError(f"{config.source}: agent setting #{i} {agent.label}: {exc}") from None

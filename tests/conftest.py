@@ -14,9 +14,11 @@ from pathlib import Path
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 if "numpy" in sys.modules:  # a plugin imported NumPy first: the pin may not have taken effect
-    warnings.warn("NumPy was imported before tests/conftest.py could pin BLAS to one thread; "
-                  "tests comparing recorded results may fail (set OMP_NUM_THREADS=1).",
-                  stacklevel=1)
+    warnings.warn(
+        "NumPy was imported before tests/conftest.py could pin BLAS to one thread; "
+        "tests comparing recorded results may fail (set OMP_NUM_THREADS=1).",
+        stacklevel=1,
+    )
 
 import pytest  # noqa: E402
 

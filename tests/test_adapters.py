@@ -37,7 +37,7 @@ class RoundRobinPolicy:
     def predict(self, obs, state=None, episode_start=None, deterministic=True):
         self.calls += 1
         k = self.n_arms
-        counts, means = obs[:k], obs[k:2 * k]
+        counts, means = obs[:k], obs[k : 2 * k]
         t = int(round(counts.sum()))
         action = np.zeros(1 + self.n_items, dtype=np.int64)
         if self.stop_bits_always:
@@ -90,11 +90,12 @@ def test_policy_agent_with_the_raw_outcome_and_a_recommender():
 
         def predict(self, obs, state=None, episode_start=None, deterministic=True):
             n = 0 if state is None else state
-            return np.int64(3 if n >= 2 else n), n + 1   # pulls arms 0, 1, then stops
+            return np.int64(3 if n >= 2 else n), n + 1  # pulls arms 0, 1, then stops
 
     env = soare()
-    agent = PolicyAgent(Pull0ThenStop(), observation="outcome",
-                        recommender=PlugInRecommender(env.unwrapped.task))
+    agent = PolicyAgent(
+        Pull0ThenStop(), observation="outcome", recommender=PlugInRecommender(env.unwrapped.task)
+    )
     record = run_episode(env, agent, seed=0)
     assert record.pulls == (1, 1, 0) and record.stop_reason == "stopped"
     assert agent.recommender.counts.tolist() == [1, 1, 0]
@@ -105,15 +106,18 @@ def _probes():
     plane = np.array([[1.0, 0.0], [0.0, 1.0], [np.cos(0.5), np.sin(0.5)]])
 
     def build(theta, sigma, name):
-        return lambda **s: PureExplorationEnv(LinearGaussian(plane, theta, sigma), BestArm(),
-                                              name=name, **s)
+        return lambda **s: PureExplorationEnv(
+            LinearGaussian(plane, theta, sigma), BestArm(), name=name, **s
+        )
 
     return [
         agents.checks.Probe("K=3 plane", "best_arm", build([1.0, 0.0], 0.5, "p-plane")),
-        agents.checks.Probe("noiseless K=3 plane", "best_arm",
-                            build([1.0, 0.0], 0.0, "p-noiseless")),
-        agents.checks.Probe("easy K=3 plane", "best_arm", build([1.0, -0.5], 0.2, "p-easy"),
-                            easy=True),
+        agents.checks.Probe(
+            "noiseless K=3 plane", "best_arm", build([1.0, 0.0], 0.0, "p-noiseless")
+        ),
+        agents.checks.Probe(
+            "easy K=3 plane", "best_arm", build([1.0, -0.5], 0.2, "p-easy"), easy=True
+        ),
     ]
 
 
@@ -159,11 +163,14 @@ def test_policy_agent_refuses_a_policy_of_another_shape():
         run_episode(soare(), PolicyAgent(Trained()), 0)
 
 
-@pytest.mark.parametrize("output, message", [
-    (np.array([0.0, 0.0, 0.0, 0.0]), "expected 4 integer"),
-    (np.array([0, 1]), "expected 4 integer"),
-    (np.array([3, 0, 2, 0]), "answer bits must be 0 or 1"),
-])
+@pytest.mark.parametrize(
+    "output, message",
+    [
+        (np.array([0.0, 0.0, 0.0, 0.0]), "expected 4 integer"),
+        (np.array([0, 1]), "expected 4 integer"),
+        (np.array([3, 0, 2, 0]), "answer bits must be 0 or 1"),
+    ],
+)
 def test_policy_agent_reports_bad_policy_outputs(output, message):
     class Bad:
         def predict(self, obs, state=None, episode_start=None, deterministic=True):
@@ -202,10 +209,13 @@ def agent_policy_episode(env, agent, seed):
 EASY = {"features": np.eye(3), "theta": [1.0, 0.0, -0.5], "sigma": 0.2}
 
 
-@pytest.mark.parametrize("env_id, kw", [
-    ("LinearBAI-Soare-v0", {"budget": 30}),
-    ("LinearBAI-Custom-v0", EASY),
-])
+@pytest.mark.parametrize(
+    "env_id, kw",
+    [
+        ("LinearBAI-Soare-v0", {"budget": 30}),
+        ("LinearBAI-Custom-v0", EASY),
+    ],
+)
 @pytest.mark.parametrize("seed", [0, 1])
 def test_agent_policy_matches_run_episode(env_id, kw, seed):
     record = run_episode(gym.make(env_id, **kw), Uniform(), seed, batch=False)
@@ -248,9 +258,13 @@ def test_agent_policy_under_sb3_evaluate_policy_matches_run_episode():
             if local["done"] and local["i"] not in finals:
                 finals[local["i"]] = local["info"]
 
-        rewards, lengths = evaluate_policy(AgentPolicy(Uniform(), vec), vec,
-                                           n_eval_episodes=n_envs, return_episode_rewards=True,
-                                           callback=keep)
+        rewards, lengths = evaluate_policy(
+            AgentPolicy(Uniform(), vec),
+            vec,
+            n_eval_episodes=n_envs,
+            return_episode_rewards=True,
+            callback=keep,
+        )
         return [finals[i] for i in range(n_envs)], rewards, lengths
 
     for env_id, kw in [("LinearBAI-Soare-v0", {"budget": 31}), ("LinearBAI-Custom-v0", EASY)]:

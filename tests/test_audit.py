@@ -38,26 +38,37 @@ BASIS = next(i for i in EASY_INSTANCES if i.name == REDUCED_ENV)
 
 def _records(wrong: int, runs: int, truncated: int = 0, crashed: int = 0) -> list[dict]:
     """Constructed episode records: ``wrong`` wrong answers, ``truncated`` of them truncated."""
-    out = [{"status": "ok", "correct": i >= wrong, "samples": 10, "wall_time": 0.01,
-            "stop_reason": "max_samples" if i < truncated else "stopped"} for i in range(runs)]
+    out = [
+        {
+            "status": "ok",
+            "correct": i >= wrong,
+            "samples": 10,
+            "wall_time": 0.01,
+            "stop_reason": "max_samples" if i < truncated else "stopped",
+        }
+        for i in range(runs)
+    ]
     return out + [{"status": "error"} for _ in range(crashed)]
 
 
 # ---------------------------------------------------------------- flags on constructed counts
 
 
-@pytest.mark.parametrize(("errors", "runs", "delta", "flagged"), [
-    (150, 1000, 0.1, True),   # rate 0.15, interval [0.128, 0.174]
-    (125, 1000, 0.1, True),   # rate 0.125, interval [0.105, 0.147]: just above
-    (110, 1000, 0.1, False),  # rate 0.11 > delta, but the interval [0.091, 0.131] contains it
-    (100, 1000, 0.1, False),
-    (0, 1000, 0.1, False),
-    (3, 10, 0.1, False),      # 30% wrong, but 10 runs cannot tell: interval [0.067, 0.652]
-    (4, 10, 0.1, True),       # interval [0.122, 0.738]
-    (60, 1000, 0.05, False),
-    (70, 1000, 0.05, True),
-    (0, 0, 0.1, False),       # nothing ran
-])
+@pytest.mark.parametrize(
+    ("errors", "runs", "delta", "flagged"),
+    [
+        (150, 1000, 0.1, True),  # rate 0.15, interval [0.128, 0.174]
+        (125, 1000, 0.1, True),  # rate 0.125, interval [0.105, 0.147]: just above
+        (110, 1000, 0.1, False),  # rate 0.11 > delta, but the interval [0.091, 0.131] contains it
+        (100, 1000, 0.1, False),
+        (0, 1000, 0.1, False),
+        (3, 10, 0.1, False),  # 30% wrong, but 10 runs cannot tell: interval [0.067, 0.652]
+        (4, 10, 0.1, True),  # interval [0.122, 0.738]
+        (60, 1000, 0.05, False),
+        (70, 1000, 0.05, True),
+        (0, 0, 0.1, False),  # nothing ran
+    ],
+)
 def test_violation_is_the_interval_above_delta(errors, runs, delta, flagged):
     assert is_violation(errors, runs, delta) is flagged
 
@@ -82,9 +93,11 @@ def test_row_flags_violation_heuristic_oracle_and_crashes():
 def test_only_non_heuristic_violations_are_genuine():
     from registry.audit import AuditResult
 
-    rows = [audit_row(AuditCell("LinGapE", BASIS, 0.1), _records(200, 1000)),
-            audit_row(AuditCell("Uniform", BASIS, 0.1), _records(200, 1000)),
-            audit_row(AuditCell("RAGE", BASIS, 0.1), _records(5, 1000))]
+    rows = [
+        audit_row(AuditCell("LinGapE", BASIS, 0.1), _records(200, 1000)),
+        audit_row(AuditCell("Uniform", BASIS, 0.1), _records(200, 1000)),
+        audit_row(AuditCell("RAGE", BASIS, 0.1), _records(5, 1000)),
+    ]
     result = AuditResult(rows, [], 0, 0, 0.0)
     assert [r["agent"] for r in result.violations] == ["LinGapE", "Uniform"]
     assert [r["agent"] for r in result.genuine_violations] == ["Uniform"]
@@ -114,8 +127,13 @@ def test_easy_instances_build_and_cover_every_fixed_confidence_id():
         spec = make_env(env_id, delta=0.1).unwrapped.problem
         if any(compatibility(agent_entry(a).capabilities, spec, a)[0] for a in fc):
             assert env_id in covered, env_id
-    assert {"LinearBAI-Custom-v0", "LinearPSI-Custom-v0", "LinearEpsGood-Custom-v0",
-            "MisspecifiedEpsGood-Custom-v0", "LogisticEpsGood-Custom-v0"} <= covered
+    assert {
+        "LinearBAI-Custom-v0",
+        "LinearPSI-Custom-v0",
+        "LinearEpsGood-Custom-v0",
+        "MisspecifiedEpsGood-Custom-v0",
+        "LogisticEpsGood-Custom-v0",
+    } <= covered
 
 
 def test_heuristic_rules_name_real_parameters():
@@ -131,11 +149,15 @@ def test_heuristic_rules_name_real_parameters():
 
 
 def test_cells_follow_compatibility_and_refuse_bad_selections():
-    cells, skipped = audit_cells(["LinGapE", "APE", "LinFACTG"], ["basis-d3", "psi-custom-4arm"],
-                                 [0.1, 0.05])
+    cells, skipped = audit_cells(
+        ["LinGapE", "APE", "LinFACTG"], ["basis-d3", "psi-custom-4arm"], [0.1, 0.05]
+    )
     assert [(c.agent, c.instance.name, c.delta) for c in cells] == [
-        ("LinGapE", "basis-d3", 0.1), ("LinGapE", "basis-d3", 0.05),
-        ("APE", "psi-custom-4arm", 0.1), ("APE", "psi-custom-4arm", 0.05)]
+        ("LinGapE", "basis-d3", 0.1),
+        ("LinGapE", "basis-d3", 0.05),
+        ("APE", "psi-custom-4arm", 0.1),
+        ("APE", "psi-custom-4arm", 0.05),
+    ]
     assert not skipped
     assert str(cells[1].folder) == "LinGapE/basis-d3/delta=0.05"
     with pytest.raises(InvalidParameterError, match="ODLinBAI does not run in the fixed-conf"):
@@ -151,8 +173,9 @@ def test_cells_follow_compatibility_and_refuse_bad_selections():
 
 def test_reduced_audit_runs_fast_with_the_right_columns(tmp_path):
     start = time.perf_counter()
-    result = run_audit(REDUCED_AGENTS, [REDUCED_ENV], runs=30, out=tmp_path, n_jobs=2,
-                       log=lambda line: None)
+    result = run_audit(
+        REDUCED_AGENTS, [REDUCED_ENV], runs=30, out=tmp_path, n_jobs=2, log=lambda line: None
+    )
     assert time.perf_counter() - start < 20
     assert [r["agent"] for r in result.rows] == ["Uniform", "XYOracle (oracle)", "LinGapE"]
     for row in result.rows:
@@ -181,16 +204,31 @@ def test_a_killed_audit_resumes_without_rerunning_finished_episodes(tmp_path):
     assert kept[:7] == lines[:7]  # finished episodes untouched (their wall times would differ)
     by_key = {json.loads(line)["key"]: json.loads(line) for line in kept}
     assert {k: r["correct"] for k, r in by_key.items()} == {
-        json.loads(line)["key"]: json.loads(line)["correct"] for line in lines}
+        json.loads(line)["key"]: json.loads(line)["correct"] for line in lines
+    }
     assert resumed.rows[0]["runs"] == 12
     again = run_audit(["Uniform"], [REDUCED_ENV], **kw)
     assert (again.ran, again.resumed) == (0, 12)
 
 
 def test_cli_audit(tmp_path, capsys):
-    argv = ["audit", "--agents", "Uniform,LinGapE", "--envs", REDUCED_ENV, "--runs", "5",
-            "--agent-runs", "LinGapE=3", "--out", str(tmp_path), "--backend", "serial",
-            "--markdown", "--quiet"]
+    argv = [
+        "audit",
+        "--agents",
+        "Uniform,LinGapE",
+        "--envs",
+        REDUCED_ENV,
+        "--runs",
+        "5",
+        "--agent-runs",
+        "LinGapE=3",
+        "--out",
+        str(tmp_path),
+        "--backend",
+        "serial",
+        "--markdown",
+        "--quiet",
+    ]
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "| " + " | ".join(AUDIT_COLUMNS) + " |" in out

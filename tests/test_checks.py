@@ -81,25 +81,37 @@ class NeverStops(PlainRoundRobin):
 
 class NoRecommend:
     def reset(self, spec, rng): ...
-    def select(self): return None
+    def select(self):
+        return None
+
     def observe(self, arm, outcome): ...
 
 
 @pytest.mark.parametrize(
     "agent, check, message",
     [
-        (ArmK(), "check_valid_actions",
-         "ArmK.select() returned arm 3, outside the valid range 0..2."),
-        (MalformedAnswer(), "check_valid_actions",
-         "MalformedAnswer.recommend() must be a set of item indices such as frozenset({0}); got"),
-        (GlobalRng(), "check_global_rng",
-         "the agent draws from numpy's global random state (np.random.*)"),
-        (PythonRandom(), "check_global_rng",
-         "the agent draws from Python's global `random` module"),
-        (LeakyReset(), "check_reset_clears_state",
-         "reset() does not clear the previous episode"),
-        (NeverStops(), "check_stops_when_easy",
-         "the agent did not stop within 20000 samples"),
+        (
+            ArmK(),
+            "check_valid_actions",
+            "ArmK.select() returned arm 3, outside the valid range 0..2.",
+        ),
+        (
+            MalformedAnswer(),
+            "check_valid_actions",
+            "MalformedAnswer.recommend() must be a set of item indices such as frozenset({0}); got",
+        ),
+        (
+            GlobalRng(),
+            "check_global_rng",
+            "the agent draws from numpy's global random state (np.random.*)",
+        ),
+        (
+            PythonRandom(),
+            "check_global_rng",
+            "the agent draws from Python's global `random` module",
+        ),
+        (LeakyReset(), "check_reset_clears_state", "reset() does not clear the previous episode"),
+        (NeverStops(), "check_stops_when_easy", "the agent did not stop within 20000 samples"),
         (NoRecommend(), "check_protocol", "the agent lacks the protocol method(s) ['recommend']."),
     ],
 )
@@ -113,11 +125,16 @@ def test_broken_agents_fail_with_a_message_naming_the_violation(agent, check, me
 
 
 def test_expected_failures_and_selection():
-    results = check_agent(GlobalRng(), on_fail=None,
-                          expected_failed_checks={"check_global_rng": "known"},
-                          checks=["check_global_rng", "check_protocol"])
+    results = check_agent(
+        GlobalRng(),
+        on_fail=None,
+        expected_failed_checks={"check_global_rng": "known"},
+        checks=["check_global_rng", "check_protocol"],
+    )
     assert [(r.check, r.status) for r in results] == [
-        ("check_protocol", "passed"), ("check_global_rng", "xfail")]
+        ("check_protocol", "passed"),
+        ("check_global_rng", "xfail"),
+    ]
     with pytest.raises(ValueError, match="unknown checks"):
         check_agent(PlainRoundRobin(), checks=["check_nothing"])
     with pytest.warns(UserWarning, match="GlobalRng failed"):

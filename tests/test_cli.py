@@ -20,8 +20,9 @@ def test_demo_small(capsys):
 
 
 def test_console_script_help():
-    out = subprocess.run([sys.executable, "-m", "registry.cli", "--help"], capture_output=True,
-                         text=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "registry.cli", "--help"], capture_output=True, text=True
+    )
     assert out.returncode == 0 and "demo" in out.stdout and "list" in out.stdout
 
 

@@ -28,8 +28,13 @@ from bandit_envs.instances.constrained import (
     table1_instance,
 )
 
-IDS = ["ConstrainedMixed-Table1-v0", "ConstrainedMixed-Hard-v0", "ConstrainedMixed-L1-v0",
-       "ConstrainedMixed-Random-v0", "ConstrainedMixed-Custom-v0"]
+IDS = [
+    "ConstrainedMixed-Table1-v0",
+    "ConstrainedMixed-Hard-v0",
+    "ConstrainedMixed-L1-v0",
+    "ConstrainedMixed-Random-v0",
+    "ConstrainedMixed-Custom-v0",
+]
 # DESIGN §2.1 fixes the observation space to Box(-inf, inf): only these two notes are allowed.
 ALLOWED_WARNINGS = (
     "A Box observation space minimum value is -infinity",
@@ -47,15 +52,22 @@ def test_gymnasium_check_env(env_id, setting):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         check_env(env.unwrapped, skip_render_check=False)
-    unexpected = [str(w.message) for w in caught
-                  if not any(a in str(w.message) for a in ALLOWED_WARNINGS)]
+    unexpected = [
+        str(w.message) for w in caught if not any(a in str(w.message) for a in ALLOWED_WARNINGS)
+    ]
     assert not unexpected, unexpected
 
 
-@pytest.mark.parametrize("env_id, k, n_cost, budget", [
-    ("ConstrainedMixed-Table1-v0", 24, 2, 40_000), ("ConstrainedMixed-Hard-v0", 16, 1, 10_000),
-    ("ConstrainedMixed-L1-v0", 16, 1, 5_000),
-    ("ConstrainedMixed-Random-v0", 24, 2, 40_000), ("ConstrainedMixed-Custom-v0", 5, 1, 5_000)])
+@pytest.mark.parametrize(
+    "env_id, k, n_cost, budget",
+    [
+        ("ConstrainedMixed-Table1-v0", 24, 2, 40_000),
+        ("ConstrainedMixed-Hard-v0", 16, 1, 10_000),
+        ("ConstrainedMixed-L1-v0", 16, 1, 5_000),
+        ("ConstrainedMixed-Random-v0", 24, 2, 40_000),
+        ("ConstrainedMixed-Custom-v0", 5, 1, 5_000),
+    ],
+)
 def test_defaults_spec_and_settings(env_id, k, n_cost, budget):
     env = gym.make(env_id).unwrapped
     spec = env.problem
@@ -80,8 +92,11 @@ def test_defaults_spec_and_settings(env_id, k, n_cost, budget):
 
 
 def test_agents_of_other_tasks_refuse_the_new_task_cleanly():
-    others = [name for name in registry.list_agents()
-              if "constrained_mixed" not in registry.agent_entry(name).capabilities.tasks]
+    others = [
+        name
+        for name in registry.list_agents()
+        if "constrained_mixed" not in registry.agent_entry(name).capabilities.tasks
+    ]
     assert others
     for env_id in IDS:
         for setting in ({"budget": 100}, {"delta": 0.1}):
@@ -106,9 +121,13 @@ def test_table1_supports_are_the_papers_bold_entries(name):
     assert len(arms) == int(name[1])  # family Dj has j support arms (Appendix C)
     # Remark 3: m mixed arms leave exactly L + 1 - m constraints non-binding
     assert len(nonbinding) == 3 - len(arms)
-    np.testing.assert_array_equal(env.model.costs[:, sorted(bold)],
-                                  [[TABLE1_C1[r] for r, _ in sorted(TABLE1_BOLD[name])],
-                                   [TABLE1_C2[c] for _, c in sorted(TABLE1_BOLD[name])]])
+    np.testing.assert_array_equal(
+        env.model.costs[:, sorted(bold)],
+        [
+            [TABLE1_C1[r] for r, _ in sorted(TABLE1_BOLD[name])],
+            [TABLE1_C2[c] for _, c in sorted(TABLE1_BOLD[name])],
+        ],
+    )
 
 
 @pytest.mark.parametrize("name", sorted(TABLE1))
@@ -138,9 +157,13 @@ def test_table1_weights_through_the_task():
 
 
 def test_unknown_table1_instance_lists_the_valid_ones():
-    with pytest.raises(InvalidParameterError, match=re.escape(
+    with pytest.raises(
+        InvalidParameterError,
+        match=re.escape(
             "ConstrainedMixed-Table1-v0: instance must be one of ['D1I', 'D1P', 'D2I', 'D2P', "
-            "'D3I', 'D3P'] (Appendix C, Table 1); got 'D4P'.")):
+            "'D3I', 'D3P'] (Appendix C, Table 1); got 'D4P'."
+        ),
+    ):
         gym.make("ConstrainedMixed-Table1-v0", instance="D4P")
 
 
@@ -165,13 +188,16 @@ def test_hard_instance_and_its_hardness():
 # ---------------------------------------------------------------------- L = 1 reconstructions
 
 
-@pytest.mark.parametrize("instance, basis, weights, delta0_sq", [
-    ("A1r", (1, 16), (1.0,), 0.64),
-    ("A2r", (7, 15), (0.316, 0.684), 0.36),
-    ("A3r", (2, 4), (0.478, 0.522), 1.21),
-    ("H1r", (0, 1), (0.048, 0.952), 0.01),
-    ("H2r", (0, 1), (1 / 6, 5 / 6), 0.16),
-])
+@pytest.mark.parametrize(
+    "instance, basis, weights, delta0_sq",
+    [
+        ("A1r", (1, 16), (1.0,), 0.64),
+        ("A2r", (7, 15), (0.316, 0.684), 0.36),
+        ("A3r", (2, 4), (0.478, 0.522), 1.21),
+        ("H1r", (0, 1), (0.048, 0.952), 0.01),
+        ("H2r", (0, 1), (1 / 6, 5 / 6), 0.16),
+    ],
+)
 def test_l1_reconstructions_of_spec_4_5b(instance, basis, weights, delta0_sq):
     env = gym.make("ConstrainedMixed-L1-v0", instance=instance).unwrapped
     assert env.problem.n_arms == 16 and env.instance_info["reconstruction"] == instance
@@ -183,18 +209,29 @@ def test_l1_reconstructions_of_spec_4_5b(instance, basis, weights, delta0_sq):
 
 
 def test_l1_unknown_instance_lists_the_names():
-    with pytest.raises(InvalidParameterError, match=re.escape(
+    with pytest.raises(
+        InvalidParameterError,
+        match=re.escape(
             "ConstrainedMixed-L1-v0: instance must be one of ['A1r', 'A2r', 'A3r', 'H1r', "
-            "'H2r'] (spec 004 §4.5b reconstructions); got 'A4r'.")):
+            "'H2r'] (spec 004 §4.5b reconstructions); got 'A4r'."
+        ),
+    ):
         gym.make("ConstrainedMixed-L1-v0", instance="A4r")
 
 
 # ---------------------------------------------------------------------- Random (§4.2)
 
 
-@pytest.mark.parametrize("kw", [
-    {"family": 1}, {"family": 2}, {"family": 3}, {"family": 2, "w_mode": "I"},
-    {"family": 3, "w_mode": "I"}])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"family": 1},
+        {"family": 2},
+        {"family": 3},
+        {"family": 2, "w_mode": "I"},
+        {"family": 3, "w_mode": "I"},
+    ],
+)
 def test_random_appendix_c_draws(kw):
     env = gym.make("ConstrainedMixed-Random-v0", instance_seed=3, **kw).unwrapped
     arms, nonbinding = lp.split_answer(env._true_answer, 24)
@@ -218,8 +255,9 @@ def test_random_appendix_c_draws(kw):
 
 @pytest.mark.parametrize("family", [1, 2])
 def test_random_l1_draws(family):
-    env = gym.make("ConstrainedMixed-Random-v0", L=1, family=family, K=10,
-                   instance_seed=5).unwrapped
+    env = gym.make(
+        "ConstrainedMixed-Random-v0", L=1, family=family, K=10, instance_seed=5
+    ).unwrapped
     assert env.problem.n_arms == 10 and env.problem.n_items == 11
     arms, _ = lp.split_answer(env._true_answer, 10)
     assert len(arms) == family
@@ -243,11 +281,16 @@ def test_appendix_c_generator_is_seeded():
 def test_custom_toy_default_and_user_arrays():
     env = gym.make("ConstrainedMixed-Custom-v0").unwrapped
     assert env._true_answer == frozenset({1, 2})
-    env = gym.make("ConstrainedMixed-Custom-v0", rewards=[0.3, 1.2, 0.8], costs=[0.2, 1.1, 0.6],
-                   thresholds=1.0).unwrapped
+    env = gym.make(
+        "ConstrainedMixed-Custom-v0", rewards=[0.3, 1.2, 0.8], costs=[0.2, 1.1, 0.6], thresholds=1.0
+    ).unwrapped
     assert env._true_answer == frozenset({1, 2}) and env.problem.n_items == 4
-    two = gym.make("ConstrainedMixed-Custom-v0", rewards=[1.0, 0.5, 0.2],
-                   costs=[[0.5, 0.2, 0.3], [0.4, 0.2, 0.1]], thresholds=[0.6, 0.8]).unwrapped
+    two = gym.make(
+        "ConstrainedMixed-Custom-v0",
+        rewards=[1.0, 0.5, 0.2],
+        costs=[[0.5, 0.2, 0.3], [0.4, 0.2, 0.1]],
+        thresholds=[0.6, 0.8],
+    ).unwrapped
     assert two._true_answer == frozenset({0, 3, 4})  # arm 0 alone, both constraints slack
 
 
@@ -263,8 +306,9 @@ def test_known_arms_are_public():
 
 def test_infeasible_instance_has_the_empty_answer():
     """Spec 004 §6 fact 9: all costs 2.0 > cbar = 1 -> I* is empty; a stop with it is right."""
-    env = gym.make("ConstrainedMixed-Custom-v0", rewards=[0.5, 0.7, 0.9],
-                   costs=[2.0, 2.0, 2.0], budget=10).unwrapped
+    env = gym.make(
+        "ConstrainedMixed-Custom-v0", rewards=[0.5, 0.7, 0.9], costs=[2.0, 2.0, 2.0], budget=10
+    ).unwrapped
     assert env._true_answer == frozenset()
     assert env.task.empirical_answer(env.model.means) == frozenset()
     env.reset(seed=0)
@@ -275,64 +319,138 @@ def test_infeasible_instance_has_the_empty_answer():
 
 
 def test_assumption_1_violations_are_refused_with_the_reason():
-    with pytest.raises(InvalidInstanceError, match=re.escape(
-            "ConstrainedMixed-Custom-v0: Assumption 1 fails (spec 004 §1.4): the optimum")):
+    with pytest.raises(
+        InvalidInstanceError,
+        match=re.escape(
+            "ConstrainedMixed-Custom-v0: Assumption 1 fails (spec 004 §1.4): the optimum"
+        ),
+    ):
         gym.make("ConstrainedMixed-Custom-v0", rewards=[1.0, 1.0, 0.2], costs=[0.5, 0.5, 0.2])
-    with pytest.raises(InvalidInstanceError, match=re.escape(
+    with pytest.raises(
+        InvalidInstanceError,
+        match=re.escape(
             "ConstrainedMixed-Custom-v0: Assumption 1 fails (spec 004 §1.4): the optimal "
-            "solution has 1 non-zero coordinates (arm 0), not L + 1 = 2; a degenerate optimum")):
+            "solution has 1 non-zero coordinates (arm 0), not L + 1 = 2; a degenerate optimum"
+        ),
+    ):
         gym.make("ConstrainedMixed-Custom-v0", rewards=[1.0, 0.5], costs=[1.0, 0.5])
 
 
-@pytest.mark.parametrize("env_id, kwargs, message", [
-    ("ConstrainedMixed-Table1-v0", {"sigma_r": -1.0},
-     "ConstrainedMixed-Table1-v0: sigma_r must be a finite float >= 0; got -1.0."),
-    ("ConstrainedMixed-Hard-v0", {"sigma_c": -0.5},
-     "ConstrainedMixed-Hard-v0: sigma_c must be a finite float >= 0; got -0.5."),
-    ("ConstrainedMixed-Hard-v0", {"K": 2},
-     "ConstrainedMixed-Hard-v0: K must be an integer >= 3; got 2."),
-    ("ConstrainedMixed-Random-v0", {"L": 3},
-     "ConstrainedMixed-Random-v0: L must be 1 (the L = 1 generator) or 2 (the Appendix-C "
-     "generator); got 3."),
-    ("ConstrainedMixed-Random-v0", {"family": 4},
-     "ConstrainedMixed-Random-v0: family (the number of support arms) must be an integer in "
-     "[1, 3] for L = 2; got 4."),
-    ("ConstrainedMixed-Random-v0", {"L": 1, "family": 3},
-     "must be an integer in [1, 2] for L = 1; got 3."),
-    ("ConstrainedMixed-Random-v0", {"w_mode": "X"},
-     "ConstrainedMixed-Random-v0: w_mode must be 'P' (a permutation of 0, 0.02, ..., 0.46) or "
-     "'I' (i.i.d. on 0, 0.02, ..., 0.28); got 'X'."),
-    ("ConstrainedMixed-Random-v0", {"L": 1, "w_mode": "P"},
-     "w_mode belongs to the Appendix-C generator (L = 2); drop it for L = 1; got 'P'."),
-    ("ConstrainedMixed-Random-v0", {"K": 30},
-     "the Appendix-C generator (L = 2) has the 24-arm cost grid; K must be None or 24; got 30."),
-    ("ConstrainedMixed-Random-v0", {"instance_seed": -1},
-     "instance_seed must be an integer >= 0; got -1."),
-    ("ConstrainedMixed-Custom-v0", {"rewards": [1.0, 2.0]},
-     "ConstrainedMixed-Custom-v0: give both rewards= (shape (K,)) and costs= (shape (L, K))"),
-    ("ConstrainedMixed-Custom-v0", {"rewards": [1.0, 2.0], "costs": [[0.1, 0.2, 0.3]]},
-     "ConstrainedMixed-Custom-v0: costs must have shape (L, K) with one column per arm (K = 2 "
-     "rewards); got costs of shape (1, 3)."),
-    ("ConstrainedMixed-Custom-v0", {"rewards": [[1.0, 2.0]], "costs": [0.1, 0.2]},
-     "ConstrainedMixed-Custom-v0: rewards must be a 1-D array; got shape (1, 2)."),
-    ("ConstrainedMixed-Custom-v0", {"rewards": [1.0, 2.0], "costs": [0.1, 0.2],
-                                    "thresholds": [1.0, 1.0]},
-     "ConstrainedMixed-Custom-v0: thresholds must have one entry per cost row (L = 1); got "
-     "shape (2,)."),
-    ("ConstrainedMixed-Custom-v0", {"rewards": [1.0], "costs": [0.1]},
-     "ConstrainedMixed-Custom-v0: there must be at least 2 arms; got 1."),
-    ("ConstrainedMixed-Custom-v0", {"rewards": [1.0, np.nan], "costs": [0.1, 0.2]},
-     "ConstrainedMixed-Custom-v0: rewards must be finite"),
-    ("ConstrainedMixed-Custom-v0", {"sigma_r": -1.0},
-     "ConstrainedMixed-Custom-v0: sigma_r must be a finite float >= 0; got -1.0."),
-    ("ConstrainedMixed-Custom-v0", {"known_arms": [0, 1, 2, 3, 4]},
-     "ConstrainedMixed-Custom-v0: at least one arm must be unknown (K0 >= 1, spec 004 §2.1); "
-     "got known_arms [0, 1, 2, 3, 4] for 5 arms."),
-    ("ConstrainedMixed-Custom-v0", {"known_arms": [7]},
-     "ConstrainedMixed-Custom-v0: known_arms must be arm indices in 0..4; got 7."),
-    ("ConstrainedMixed-Custom-v0", {"known_arms": 3},
-     "ConstrainedMixed-Custom-v0: known_arms must be a sequence of arm indices; got 3."),
-])
+@pytest.mark.parametrize(
+    "env_id, kwargs, message",
+    [
+        (
+            "ConstrainedMixed-Table1-v0",
+            {"sigma_r": -1.0},
+            "ConstrainedMixed-Table1-v0: sigma_r must be a finite float >= 0; got -1.0.",
+        ),
+        (
+            "ConstrainedMixed-Hard-v0",
+            {"sigma_c": -0.5},
+            "ConstrainedMixed-Hard-v0: sigma_c must be a finite float >= 0; got -0.5.",
+        ),
+        (
+            "ConstrainedMixed-Hard-v0",
+            {"K": 2},
+            "ConstrainedMixed-Hard-v0: K must be an integer >= 3; got 2.",
+        ),
+        (
+            "ConstrainedMixed-Random-v0",
+            {"L": 3},
+            "ConstrainedMixed-Random-v0: L must be 1 (the L = 1 generator) or 2 (the Appendix-C "
+            "generator); got 3.",
+        ),
+        (
+            "ConstrainedMixed-Random-v0",
+            {"family": 4},
+            "ConstrainedMixed-Random-v0: family (the number of support arms) must be an integer in "
+            "[1, 3] for L = 2; got 4.",
+        ),
+        (
+            "ConstrainedMixed-Random-v0",
+            {"L": 1, "family": 3},
+            "must be an integer in [1, 2] for L = 1; got 3.",
+        ),
+        (
+            "ConstrainedMixed-Random-v0",
+            {"w_mode": "X"},
+            "ConstrainedMixed-Random-v0: w_mode must be 'P' (a permutation of 0, 0.02, ..., "
+            "0.46) or "
+            "'I' (i.i.d. on 0, 0.02, ..., 0.28); got 'X'.",
+        ),
+        (
+            "ConstrainedMixed-Random-v0",
+            {"L": 1, "w_mode": "P"},
+            "w_mode belongs to the Appendix-C generator (L = 2); drop it for L = 1; got 'P'.",
+        ),
+        (
+            "ConstrainedMixed-Random-v0",
+            {"K": 30},
+            "the Appendix-C generator (L = 2) has the 24-arm cost grid; K must be None or 24; "
+            "got 30.",
+        ),
+        (
+            "ConstrainedMixed-Random-v0",
+            {"instance_seed": -1},
+            "instance_seed must be an integer >= 0; got -1.",
+        ),
+        (
+            "ConstrainedMixed-Custom-v0",
+            {"rewards": [1.0, 2.0]},
+            "ConstrainedMixed-Custom-v0: give both rewards= (shape (K,)) and costs= (shape (L, K))",
+        ),
+        (
+            "ConstrainedMixed-Custom-v0",
+            {"rewards": [1.0, 2.0], "costs": [[0.1, 0.2, 0.3]]},
+            "ConstrainedMixed-Custom-v0: costs must have shape (L, K) with one column per arm (K "
+            "= 2 "
+            "rewards); got costs of shape (1, 3).",
+        ),
+        (
+            "ConstrainedMixed-Custom-v0",
+            {"rewards": [[1.0, 2.0]], "costs": [0.1, 0.2]},
+            "ConstrainedMixed-Custom-v0: rewards must be a 1-D array; got shape (1, 2).",
+        ),
+        (
+            "ConstrainedMixed-Custom-v0",
+            {"rewards": [1.0, 2.0], "costs": [0.1, 0.2], "thresholds": [1.0, 1.0]},
+            "ConstrainedMixed-Custom-v0: thresholds must have one entry per cost row (L = 1); got "
+            "shape (2,).",
+        ),
+        (
+            "ConstrainedMixed-Custom-v0",
+            {"rewards": [1.0], "costs": [0.1]},
+            "ConstrainedMixed-Custom-v0: there must be at least 2 arms; got 1.",
+        ),
+        (
+            "ConstrainedMixed-Custom-v0",
+            {"rewards": [1.0, np.nan], "costs": [0.1, 0.2]},
+            "ConstrainedMixed-Custom-v0: rewards must be finite",
+        ),
+        (
+            "ConstrainedMixed-Custom-v0",
+            {"sigma_r": -1.0},
+            "ConstrainedMixed-Custom-v0: sigma_r must be a finite float >= 0; got -1.0.",
+        ),
+        (
+            "ConstrainedMixed-Custom-v0",
+            {"known_arms": [0, 1, 2, 3, 4]},
+            "ConstrainedMixed-Custom-v0: at least one arm must be unknown (K0 >= 1, spec 004 "
+            "§2.1); "
+            "got known_arms [0, 1, 2, 3, 4] for 5 arms.",
+        ),
+        (
+            "ConstrainedMixed-Custom-v0",
+            {"known_arms": [7]},
+            "ConstrainedMixed-Custom-v0: known_arms must be arm indices in 0..4; got 7.",
+        ),
+        (
+            "ConstrainedMixed-Custom-v0",
+            {"known_arms": 3},
+            "ConstrainedMixed-Custom-v0: known_arms must be a sequence of arm indices; got 3.",
+        ),
+    ],
+)
 def test_bad_keywords_are_refused_with_clear_messages(env_id, kwargs, message):
     with pytest.raises(InvalidParameterError, match=re.escape(message)):
         gym.make(env_id, **kwargs)
@@ -346,9 +464,13 @@ def test_model_outcomes_and_errors():
     assert model.means.shape == (2, 3) and model.outcome_dim == 3 and model.n_constraints == 2
     np.testing.assert_array_equal(model.means, [[1.0, 0.1, 0.3], [2.0, 0.2, 0.4]])
     assert model.sample(1, np.random.default_rng(0)).shape == (3,)
-    with pytest.raises(InvalidParameterError, match=re.escape(
+    with pytest.raises(
+        InvalidParameterError,
+        match=re.escape(
             "ConstrainedGaussian: costs must have shape (L, K) with one column per arm (K = 2 "
-            "rewards); got costs of shape (3,).")):
+            "rewards); got costs of shape (3,)."
+        ),
+    ):
         ConstrainedGaussian([1.0, 2.0], [0.1, 0.2, 0.3])
     with pytest.raises(InvalidParameterError, match="known_arms must not repeat an arm"):
         ConstrainedGaussian([1.0, 2.0, 3.0], [0.1, 0.2, 0.3], known_arms=[1, 1])
@@ -357,8 +479,7 @@ def test_model_outcomes_and_errors():
 
 
 def test_steps_return_reward_then_costs_and_the_batch_path_is_exact_when_noiseless():
-    env = gym.make("ConstrainedMixed-Table1-v0", instance="D2I", sigma_r=0.0,
-                   sigma_c=0.0).unwrapped
+    env = gym.make("ConstrainedMixed-Table1-v0", instance="D2I", sigma_r=0.0, sigma_c=0.0).unwrapped
     env.reset(seed=0)
     obs = env.step(5)[0]
     np.testing.assert_array_equal(obs, [0.54, 0.6, 0.9])  # (reward, c_1, c_2) of arm 5
@@ -370,8 +491,9 @@ def test_steps_return_reward_then_costs_and_the_batch_path_is_exact_when_noisele
 def test_batch_sums_are_exact_gaussian_sums():
     """Spec 004 §6 fact 14: n pulls summed have mean n mu and variance n sigma^2 per component,
     independent components; the single-pull path has the same law."""
-    env = gym.make("ConstrainedMixed-Hard-v0", K=3, sigma_r=1.0, sigma_c=0.5,
-                   budget=10**8).unwrapped
+    env = gym.make(
+        "ConstrainedMixed-Hard-v0", K=3, sigma_r=1.0, sigma_c=0.5, budget=10**8
+    ).unwrapped
     env.reset(seed=1)
     n, runs = 40, 3000
     counts = np.full(3, n, dtype=np.int64)
@@ -429,5 +551,4 @@ def test_empirical_answer_is_the_plug_in_optimal_basis():
     means = np.column_stack([rewards, costs.T])
     assert task.empirical_answer(means) == frozenset({10, 12, 21}) == task.true_answer(means)
     assert task.n_items(24) == 26 and task.public_fields()["cost_thresholds"].tolist() == [1, 1]
-    assert task.split_answer(frozenset({10, 12, 21}), 24) == (frozenset({10, 12, 21}),
-                                                              frozenset())
+    assert task.split_answer(frozenset({10, 12, 21}), 24) == (frozenset({10, 12, 21}), frozenset())

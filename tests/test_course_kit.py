@@ -43,13 +43,23 @@ def test_worked_solution_passes_the_protocol_and_scores_high():
 
 BROKEN_CASES = [
     ("global_rng.py", "check_global_rng", "draws from numpy's global random state"),
-    ("arm_out_of_range.py", "check_valid_actions",
-     "OneBasedArms.select() returned arm 3, outside the valid range 0..2."),
-    ("bad_answer.py", "check_valid_actions",
-     "IntAnswer.recommend() must be a set of item indices such as frozenset({0}); got 0."),
+    (
+        "arm_out_of_range.py",
+        "check_valid_actions",
+        "OneBasedArms.select() returned arm 3, outside the valid range 0..2.",
+    ),
+    (
+        "bad_answer.py",
+        "check_valid_actions",
+        "IntAnswer.recommend() must be a set of item indices such as frozenset({0}); got 0.",
+    ),
     ("leaky_reset.py", "check_reset_clears_state", "reset() does not clear the previous episode"),
-    pytest.param("never_stops.py", "check_stops_when_easy", "did not stop within 20000 samples",
-                 marks=pytest.mark.slow),
+    pytest.param(
+        "never_stops.py",
+        "check_stops_when_easy",
+        "did not stop within 20000 samples",
+        marks=pytest.mark.slow,
+    ),
 ]
 
 
@@ -104,23 +114,36 @@ def test_a_crash_points_at_the_students_line(tmp_path):
 def test_loading_problems_are_reported_plainly(tmp_path):
     bad = tmp_path / "bad.py"
     bad.write_text("class A:\n    def reset(self, spec, rng)\n        pass\n")
-    with pytest.raises(grader.GradingError, match=r"bad.py does not import: SyntaxError: .* "
-                                                  r"\(at bad.py:2\)"):
+    with pytest.raises(
+        grader.GradingError,
+        match=r"bad.py does not import: SyntaxError: .* "
+        r"\(at bad.py:2\)",
+    ):
         grader.load_agent_class(bad)
     two = tmp_path / "two.py"
-    two.write_text("class A:\n" + "".join(
-        f"    def {m}(self, *a): pass\n" for m in ("reset", "select", "observe", "recommend")
-    ) + "class B(A):\n    pass\n")
-    with pytest.raises(grader.GradingError, match=r"found \['A', 'B'\]; name the one to grade "
-                                                  r"with --class NAME"):
+    two.write_text(
+        "class A:\n"
+        + "".join(
+            f"    def {m}(self, *a): pass\n" for m in ("reset", "select", "observe", "recommend")
+        )
+        + "class B(A):\n    pass\n"
+    )
+    with pytest.raises(
+        grader.GradingError,
+        match=r"found \['A', 'B'\]; name the one to grade "
+        r"with --class NAME",
+    ):
         grader.load_agent_class(two)
     assert grader.load_agent_class(two, "B").__name__ == "B"
     args = tmp_path / "args.py"
-    args.write_text("class A:\n    def __init__(self, x): pass\n" + "".join(
-        f"    def {m}(self, *a): pass\n" for m in ("reset", "select", "observe", "recommend")))
+    args.write_text(
+        "class A:\n    def __init__(self, x): pass\n"
+        + "".join(
+            f"    def {m}(self, *a): pass\n" for m in ("reset", "select", "observe", "recommend")
+        )
+    )
     report = grader.grade(grader.load_agent_class(args), seeds=1)
-    assert report.total == 0 and "The constructor must not require arguments" in \
-        report.feedback[0]
+    assert report.total == 0 and "The constructor must not require arguments" in report.feedback[0]
 
 
 def test_rubric_arithmetic():
@@ -129,8 +152,9 @@ def test_rubric_arithmetic():
     env, rubric = grader.BENCHMARK[0], grader.Rubric()
 
     def row(samples, errors=0, problem=None):
-        return grader.BenchmarkRow(env.label, "a", 20, errors, 0, samples, 100.0, 0.1, "single",
-                                   problem)
+        return grader.BenchmarkRow(
+            env.label, "a", 20, errors, 0, samples, 100.0, 0.1, "single", problem
+        )
 
     def points(samples, errors=0, problem=None):
         s = grader._score_env(env, row(samples, errors, problem), row(1000.0), 20, rubric, 3)
@@ -152,8 +176,12 @@ def test_benchmark_instances_hide_the_best_arm_in_the_middle():
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, str(COURSE / "grader.py"), "--quiet", *map(str, args)],
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, str(COURSE / "grader.py"), "--quiet", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_cli_exit_code_zero_for_the_worked_solution():

@@ -38,13 +38,31 @@ def xy_value(x: np.ndarray, w: np.ndarray) -> float:
 # --------------------------------------------------------------------------- recorded references
 #: (K, h, seed) -> (value, lower bound, {arm: weight}) of g_optimal_design(tol=1e-6) before.
 REF_G = {
-    (30, 3, 0): (3.000002389135479, 3.0, {4: 0.070807786165, 13: 0.237106299607,
-                                          15: 0.289887905711, 16: 0.161068515132,
-                                          20: 0.129948010409, 23: 0.111181482976}),
-    (60, 5, 1): (5.000004167358559, 5.0, {4: 0.146682770206, 6: 0.118588088355,
-                                          24: 0.124662137864, 31: 0.160764103591,
-                                          40: 0.196327655045, 52: 0.091398399456,
-                                          54: 0.161576845483}),
+    (30, 3, 0): (
+        3.000002389135479,
+        3.0,
+        {
+            4: 0.070807786165,
+            13: 0.237106299607,
+            15: 0.289887905711,
+            16: 0.161068515132,
+            20: 0.129948010409,
+            23: 0.111181482976,
+        },
+    ),
+    (60, 5, 1): (
+        5.000004167358559,
+        5.0,
+        {
+            4: 0.146682770206,
+            6: 0.118588088355,
+            24: 0.124662137864,
+            31: 0.160764103591,
+            40: 0.196327655045,
+            52: 0.091398399456,
+            54: 0.161576845483,
+        },
+    ),
     (200, 8, 2): (8.000007363213161, 8.0, None),
 }
 #: (K, h, seed) -> (value, lower bound) of xy_design() (tol=1e-3) before.
@@ -277,26 +295,40 @@ def test_xy_pair_value_is_the_exact_value_on_the_materialised_pairs():
     assert xy_pair_value(np.ones((5, 2)), np.ones(5)) == 0.0
 
 
-@pytest.mark.parametrize(("among", "message"), [
-    ([3, 1, 3], "among is expected to hold distinct arms. Got arm 3 more than once."),
-    ([0, 10], "among is expected to hold arm indices in [0, 10). Got 10 at position 1."),
-    ([-1, 2], "among is expected to hold arm indices in [0, 10). Got -1 at position 0."),
-    ([4], "among is expected to hold at least 2 arms (its pairs are the targets). Got 1."),
-    ([], "among is expected to hold at least 2 arms (its pairs are the targets). Got 0."),
-    ([0.0, 1.0], "among is expected to be a 1-D array of integer arm indices. Got shape (2,) "
-                 "and dtype float64."),
-    ([[0, 1]], "among is expected to be a 1-D array of integer arm indices. Got shape (1, 2) "
-               "and dtype int64."),
-    ([True, False], "among is expected to be a 1-D array of integer arm indices. Got shape "
-                    "(2,) and dtype bool."),
-])
+@pytest.mark.parametrize(
+    ("among", "message"),
+    [
+        ([3, 1, 3], "among is expected to hold distinct arms. Got arm 3 more than once."),
+        ([0, 10], "among is expected to hold arm indices in [0, 10). Got 10 at position 1."),
+        ([-1, 2], "among is expected to hold arm indices in [0, 10). Got -1 at position 0."),
+        ([4], "among is expected to hold at least 2 arms (its pairs are the targets). Got 1."),
+        ([], "among is expected to hold at least 2 arms (its pairs are the targets). Got 0."),
+        (
+            [0.0, 1.0],
+            "among is expected to be a 1-D array of integer arm indices. Got shape (2,) "
+            "and dtype float64.",
+        ),
+        (
+            [[0, 1]],
+            "among is expected to be a 1-D array of integer arm indices. Got shape (1, 2) "
+            "and dtype int64.",
+        ),
+        (
+            [True, False],
+            "among is expected to be a 1-D array of integer arm indices. Got shape "
+            "(2,) and dtype bool.",
+        ),
+    ],
+)
 def test_among_is_validated(among, message):
     from bandit_envs.errors import InvalidParameterError
 
     x = feats(10, 3, 33)
-    for call in (lambda: xy_design(x, among=among),
-                 lambda: xy_design(x, among=among, method="interior_point"),
-                 lambda: xy_pair_value(x, np.ones(10), among=among)):
+    for call in (
+        lambda: xy_design(x, among=among),
+        lambda: xy_design(x, among=among, method="interior_point"),
+        lambda: xy_pair_value(x, np.ones(10), among=among),
+    ):
         with pytest.raises(InvalidParameterError) as err:
             call()
         assert str(err.value) == message

@@ -25,7 +25,10 @@ BLOCK = re.compile(r"```python\n(.*?)```", re.S)
 
 def test_the_user_guide_has_examples():
     assert {p.name for p in PAGES if BLOCK.search(p.read_text(encoding="utf-8"))} >= {
-        "getting-started.md", "concepts.md", "writing-an-agent.md"}
+        "getting-started.md",
+        "concepts.md",
+        "writing-an-agent.md",
+    }
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
@@ -38,8 +41,10 @@ def test_page_examples_run(page, tmp_path):
     if page.name in NEEDS_DATA:
         skip_without_data(NEEDS_DATA[page.name])
     script = tmp_path / f"{page.stem}.py"
-    script.write_text("\n".join(b for b in blocks if "class Agent(Protocol)" not in b),
-                      encoding="utf-8")
-    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                         timeout=600, cwd=tmp_path)
+    script.write_text(
+        "\n".join(b for b in blocks if "class Agent(Protocol)" not in b), encoding="utf-8"
+    )
+    out = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=600, cwd=tmp_path
+    )
     assert out.returncode == 0, out.stderr[-3000:]

@@ -15,9 +15,11 @@ import registry
 
 MODULES = sorted(
     [package.__name__ for package in (bandit_envs, agents, registry)]
-    + [info.name
-       for package in (bandit_envs, agents, registry)
-       for info in pkgutil.walk_packages(package.__path__, package.__name__ + ".")]
+    + [
+        info.name
+        for package in (bandit_envs, agents, registry)
+        for info in pkgutil.walk_packages(package.__path__, package.__name__ + ".")
+    ]
 )
 #: modules whose names are public (private helper modules start with "_")
 PUBLIC = [name for name in MODULES if not any(p.startswith("_") for p in name.split("."))]
@@ -32,8 +34,9 @@ def test_docstring_examples_run(name):
 
 def test_there_are_docstring_examples():
     finder = doctest.DocTestFinder()
-    examples = sum(len(t.examples) for name in MODULES
-                   for t in finder.find(importlib.import_module(name)))
+    examples = sum(
+        len(t.examples) for name in MODULES for t in finder.find(importlib.import_module(name))
+    )
     assert examples >= 5
 
 
@@ -48,7 +51,10 @@ def test_every_public_name_has_a_docstring(name):
             missing.append(attr)
         if inspect.isclass(obj) and obj.__module__ == name:
             for meth, member in vars(obj).items():
-                if (not meth.startswith("_") and inspect.isfunction(member)
-                        and not inspect.getdoc(member)):
+                if (
+                    not meth.startswith("_")
+                    and inspect.isfunction(member)
+                    and not inspect.getdoc(member)
+                ):
                     missing.append(f"{attr}.{meth}")
     assert not missing, f"{name}: public names without a docstring: {missing}"

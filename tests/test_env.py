@@ -48,8 +48,9 @@ def test_gymnasium_check_env(env_id, setting):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         check_env(env.unwrapped, skip_render_check=False)
-    unexpected = [str(w.message) for w in caught
-                  if not any(a in str(w.message) for a in ALLOWED_WARNINGS)]
+    unexpected = [
+        str(w.message) for w in caught if not any(a in str(w.message) for a in ALLOWED_WARNINGS)
+    ]
     assert not unexpected, unexpected
 
 
@@ -183,9 +184,13 @@ def test_render_ansi():
 
 def test_step_before_reset():
     env = make().unwrapped
-    with pytest.raises(ResetNeeded, match=re.escape(
+    with pytest.raises(
+        ResetNeeded,
+        match=re.escape(
             "LinearBAI-Soare-v0: cannot call step() before reset(); call env.reset(seed=...) "
-            "to start an episode.")):
+            "to start an episode."
+        ),
+    ):
         env.step(0)
     with pytest.raises(ResetNeeded, match=re.escape("cannot call step_batch() before reset()")):
         env.step_batch(np.ones(3, dtype=int))
@@ -194,9 +199,13 @@ def test_step_before_reset():
 def test_step_after_end(soare):
     soare.reset(seed=0)
     soare.step(soare.stop_action({0}))
-    with pytest.raises(EpisodeOver, match=re.escape(
+    with pytest.raises(
+        EpisodeOver,
+        match=re.escape(
             "LinearBAI-Soare-v0: the episode has ended (stopped); call env.reset() to start a "
-            "new one.")):
+            "new one."
+        ),
+    ):
         soare.step(0)
     assert issubclass(EpisodeOver, gym.error.ResetNeeded)
 
@@ -220,8 +229,10 @@ def test_malformed_actions(soare, action, message):
 
 
 def test_malformed_stop_answer(soare):
-    with pytest.raises(InvalidAnswerError, match=re.escape(
-            "stop_action: answer contains item 7, outside the valid range 0..2.")):
+    with pytest.raises(
+        InvalidAnswerError,
+        match=re.escape("stop_action: answer contains item 7, outside the valid range 0..2."),
+    ):
         soare.stop_action({7})
     with pytest.raises(InvalidAnswerError, match="must be a set of item indices"):
         soare.stop_action(0)
@@ -246,8 +257,10 @@ def test_batch_over_budget():
     env = make(budget=10).unwrapped
     env.reset(seed=0)
     env.step_batch(np.array([3, 3, 0]))
-    with pytest.raises(BudgetExceededError, match=re.escape(
-            "the batch asks for 5 pulls but only 4 of the budget 10 remain.")):
+    with pytest.raises(
+        BudgetExceededError,
+        match=re.escape("the batch asks for 5 pulls but only 4 of the budget 10 remain."),
+    ):
         env.step_batch(np.array([5, 0, 0]))
 
 
@@ -266,9 +279,11 @@ def test_batch_crossing_max_samples_truncates():
         ({"delta": "0.1"}, "delta must be a float in the open interval (0, 1); got '0.1'."),
         ({"budget": 0}, "budget must be an integer >= 1; got 0."),
         ({"budget": 10.5}, "budget must be an integer >= 1; got 10.5."),
-        ({"delta": 0.1, "budget": 10},
-         "give exactly one of delta= (fixed confidence) and budget= (fixed budget); got "
-         "delta=0.1 and budget=10."),
+        (
+            {"delta": 0.1, "budget": 10},
+            "give exactly one of delta= (fixed confidence) and budget= (fixed budget); got "
+            "delta=0.1 and budget=10.",
+        ),
         ({"budget": 10, "max_samples": 5}, "max_samples is the safety cap of the fixed-confidence"),
         ({"max_samples": 0}, "max_samples must be an integer >= 1; got 0."),
         ({"d": 1}, "d must be an integer >= 2; got 1."),
@@ -278,8 +293,10 @@ def test_batch_crossing_max_samples_truncates():
         ({"scale": -1.0}, "scale must be > 0"),
         ({"sigma": -1.0}, "sigma must be a finite float >= 0; got -1.0."),
         ({"sample_cost": float("inf")}, "sample_cost must be a finite float; got inf."),
-        ({"render_mode": "rgb"}, "render_mode must be one of ['ansi', 'rgb_array', 'human'] or "
-         "None; got 'rgb'."),
+        (
+            {"render_mode": "rgb"},
+            "render_mode must be one of ['ansi', 'rgb_array', 'human'] or None; got 'rgb'.",
+        ),
     ],
 )
 def test_bad_soare_arguments(kwargs, message):
@@ -291,13 +308,19 @@ def test_bad_soare_arguments(kwargs, message):
     "kwargs, message",
     [
         ({}, "features= (K×h array) and theta= (length-h array) are required"),
-        ({"features": np.eye(3), "theta": [1.0, np.nan, 0.0]},
-         "theta must be finite; 1 entries are NaN or infinite, the first at index (1,)"),
-        ({"features": [[1.0, np.inf], [0.0, 1.0]], "theta": [1.0, 0.0]},
-         "features must be finite; 1 entries are NaN or infinite, the first at index (0, 1)"),
-        ({"features": np.eye(3), "theta": [1.0, 0.0]},
-         "theta must have as many rows as features has columns (3); got features of shape "
-         "(3, 3) and theta of shape (2,)."),
+        (
+            {"features": np.eye(3), "theta": [1.0, np.nan, 0.0]},
+            "theta must be finite; 1 entries are NaN or infinite, the first at index (1,)",
+        ),
+        (
+            {"features": [[1.0, np.inf], [0.0, 1.0]], "theta": [1.0, 0.0]},
+            "features must be finite; 1 entries are NaN or infinite, the first at index (0, 1)",
+        ),
+        (
+            {"features": np.eye(3), "theta": [1.0, 0.0]},
+            "theta must have as many rows as features has columns (3); got features of shape "
+            "(3, 3) and theta of shape (2,).",
+        ),
         ({"features": np.ones(3), "theta": [1.0]}, "features must be a 2-D array; got shape (3,)."),
         ({"features": np.eye(2), "theta": np.eye(2)}, "theta must be a 1-D array"),
         ({"features": [[1.0]], "theta": [1.0]}, "features must have at least 2 rows"),
@@ -310,8 +333,10 @@ def test_bad_custom_arguments(kwargs, message):
 
 
 def test_tied_best_arm_is_refused():
-    with pytest.raises(InvalidInstanceError, match=re.escape(
-            "BestArm: the best arm is not unique: arms 0, 2 all have mean 1.0")):
+    with pytest.raises(
+        InvalidInstanceError,
+        match=re.escape("BestArm: the best arm is not unique: arms 0, 2 all have mean 1.0"),
+    ):
         gym.make("LinearBAI-Custom-v0", features=np.eye(3), theta=[1.0, 0.5, 1.0])
 
 
@@ -321,7 +346,8 @@ def test_reset_options_are_refused(soare):
 
 
 def test_custom_identity_features_is_unstructured_gaussian_bandit():
-    env = gym.make("LinearBAI-Custom-v0", features=np.eye(4), theta=[0.1, 0.9, 0.3, 0.2],
-                   sigma=0.0, budget=5).unwrapped
+    env = gym.make(
+        "LinearBAI-Custom-v0", features=np.eye(4), theta=[0.1, 0.9, 0.3, 0.2], sigma=0.0, budget=5
+    ).unwrapped
     env.reset(seed=0)
     assert env.step(1)[0][0] == 0.9  # noiseless

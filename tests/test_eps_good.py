@@ -101,7 +101,8 @@ def test_static_d8_is_120_with_the_spec_allocation():
     np.testing.assert_allclose(lb.weights, [0.2] + [2 / 15] * 3 + [0.1] * 4, atol=1e-4)
     # the closed form at that allocation, independently
     assert objective(np.eye(8), theta, 0.5, np.r_[0.2, [2 / 15] * 3, [0.1] * 4]) == (
-        pytest.approx(120.0))
+        pytest.approx(120.0)
+    )
 
 
 @pytest.mark.parametrize("d, value", [(12, 165.3), (16, 207.5)])
@@ -144,9 +145,12 @@ def test_identity_features_give_the_unstructured_program():
         p = np.abs(v) / np.abs(v).sum()
         return objective(np.eye(4), mu, eps, p)
 
-    best = min(minimize(f, x0, method="Nelder-Mead", options={"xatol": 1e-10, "fatol": 1e-10,
-                                                              "maxiter": 20000}).fun
-               for x0 in (np.full(4, 0.25), lb.weights + 0.01))
+    best = min(
+        minimize(
+            f, x0, method="Nelder-Mead", options={"xatol": 1e-10, "fatol": 1e-10, "maxiter": 20000}
+        ).fun
+        for x0 in (np.full(4, 0.25), lb.weights + 0.01)
+    )
     assert lb.t_star == pytest.approx(best, rel=1e-4)
     assert lb.certified <= best * (1 + 1e-9)
     # the same instance with rotated features gives the same program
@@ -189,12 +193,14 @@ def test_interior_point_agrees_with_frank_wolfe(seed):
 
 def test_multiplicative_bound_by_hand():
     """K = 2, μ = (1, 0.2), ε = 0.5: culprits e_0 − e_1/2 (b = 0.9) and e_0/2 − e_1 (b = 0.3)."""
+
     def value(p0):
         p1 = 1 - p0
         return max(2 * (1 / p0 + 0.25 / p1) / 0.81, 2 * (0.25 / p0 + 1 / p1) / 0.09)
 
-    exact = minimize_scalar(value, bounds=(1e-6, 1 - 1e-6), method="bounded",
-                            options={"xatol": 1e-12}).fun
+    exact = minimize_scalar(
+        value, bounds=(1e-6, 1 - 1e-6), method="bounded", options={"xatol": 1e-12}
+    ).fun
     lb = eps_good_lower_bound(np.eye(2), [1.0, 0.2], 0.5, multiplicative=True, tol=1e-6)
     assert lb.t_star == pytest.approx(exact, rel=1e-5)
 
@@ -230,7 +236,8 @@ def test_glr_by_hand_two_arms():
     assert glr.pair_stats[0, 0] == math.inf and glr.bad_stats[0] == math.inf
     assert glr.statistic == pytest.approx(0.625) and glr.culprit == ("bad", 1)
     assert eps_good_glr(np.eye(2), [1.0, 0.0], np.eye(2) / n, 0.5, sigma=0.0).statistic == (
-        math.inf)
+        math.inf
+    )
     on = eps_good_glr(np.eye(2), [1.0, 0.5], np.eye(2) / n, 0.5)  # arm 1 on the threshold
     assert on.statistic == 0.0
 
@@ -241,8 +248,9 @@ def test_glr_at_the_truth_with_the_oracle_design_is_t_over_t_star(multiplicative
     x, theta = adaptive_instance(8, 3, 1.0, 0.2)
     lb = eps_good_lower_bound(x, theta, 0.2, multiplicative=multiplicative, tol=1e-6)
     t = 1000.0
-    glr = eps_good_glr(x, theta, np.linalg.inv(t * (x.T * lb.weights) @ x), 0.2,
-                       multiplicative=multiplicative)
+    glr = eps_good_glr(
+        x, theta, np.linalg.inv(t * (x.T * lb.weights) @ x), 0.2, multiplicative=multiplicative
+    )
     assert glr.statistic == pytest.approx(t / lb.t_star, rel=1e-5)
     assert glr.good_set == lb.gaps.good_set
 
@@ -281,8 +289,9 @@ def test_task_complexity_for_linear_and_misspecified_models():
     mu = np.array([1.0, 0.85, 0.55, 0.2])
     mis = MisspecifiedLinearGaussian(np.ones((4, 1)), mu[:, None], 1.0)
     cm = AllEpsilonGood(0.3).complexity(mis)
-    assert cm["T_star"] == pytest.approx(unstructured_eps_good_lower_bound(mu, 0.3).t_star,
-                                         rel=1e-4)
+    assert cm["T_star"] == pytest.approx(
+        unstructured_eps_good_lower_bound(mu, 0.3).t_star, rel=1e-4
+    )
     hints = AllEpsilonGood(0.3, hints={"m_hint": 4.0}).public_fields()
     assert hints == {"epsilon": 0.3, "extras": {"multiplicative": False, "m_hint": 4.0}}
     with pytest.raises(InvalidParameterError, match="hints must map names"):
@@ -305,8 +314,7 @@ def test_culprits_and_glr_with_precomputed_projections():
     np.testing.assert_allclose(fast.pair_stats, plain.pair_stats)
     assert fast.statistic == plain.statistic and fast.culprit == plain.culprit
     # means maintained by the caller (a sequential agent's P·b) replace theta_hat
-    given = eps_good_glr(x, None, None, 0.2, projected=xv, leverages=(xv * x).sum(axis=1),
-                         means=mu)
+    given = eps_good_glr(x, None, None, 0.2, projected=xv, leverages=(xv * x).sum(axis=1), means=mu)
     np.testing.assert_allclose(given.bad_stats, plain.bad_stats)
     assert given.statistic == pytest.approx(plain.statistic) and given.culprit == plain.culprit
     with pytest.raises(InvalidParameterError, match="expected features"):

@@ -35,13 +35,23 @@ from bandit_envs import InvalidInstanceError, run_episode
 
 def fast(n: int) -> settings:
     """Hypothesis settings of the default suite: ``n`` examples, the same on every run."""
-    return settings(max_examples=n, deadline=None, derandomize=True, database=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+    return settings(
+        max_examples=n,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        suppress_health_check=[HealthCheck.too_slow],
+    )
 
 
 #: the slow suite's settings (``pytest -m slow``).
-SLOW = settings(max_examples=40, deadline=None, derandomize=True, database=None,
-                suppress_health_check=[HealthCheck.too_slow])
+SLOW = settings(
+    max_examples=40,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 AGENTS = registry.list_agents()
 
@@ -50,13 +60,16 @@ AGENTS = registry.list_agents()
 
 
 @st.composite
-def settings_kw(draw: Any, budget: tuple[int, int] = (300, 1500),
-                cap: tuple[int, int] = (300, 3000)) -> dict[str, Any]:
+def settings_kw(
+    draw: Any, budget: tuple[int, int] = (300, 1500), cap: tuple[int, int] = (300, 3000)
+) -> dict[str, Any]:
     """A fixed-budget (``budget=``) or fixed-confidence (``delta=``, low ``max_samples``) pose."""
     if draw(st.booleans()):
         return {"budget": draw(st.integers(*budget))}
-    return {"delta": draw(st.sampled_from([0.01, 0.05, 0.2])),
-            "max_samples": draw(st.integers(*cap))}
+    return {
+        "delta": draw(st.sampled_from([0.01, 0.05, 0.2])),
+        "max_samples": draw(st.integers(*cap)),
+    }
 
 
 def _rng(seed: int) -> np.random.Generator:
@@ -72,16 +85,24 @@ def linear_best_arm(draw: Any) -> tuple[str, dict[str, Any]]:
     sigma = draw(st.sampled_from([0.0, 0.1, 0.5, 1.0]))
     kind = draw(st.sampled_from(["soare", "basis", "sphere", "custom"]))
     if kind == "soare":
-        kw = {"d": draw(st.integers(2, 4)), "omega": draw(st.floats(0.2, 1.2)),
-              "scale": draw(st.floats(0.5, 3.0)), "sigma": sigma}
+        kw = {
+            "d": draw(st.integers(2, 4)),
+            "omega": draw(st.floats(0.2, 1.2)),
+            "scale": draw(st.floats(0.5, 3.0)),
+            "sigma": sigma,
+        }
         env_id = "LinearBAI-Soare-v0"
     elif kind == "basis":
         kw = {"d": draw(st.integers(2, 5)), "gap": draw(st.floats(0.2, 1.5)), "sigma": sigma}
         env_id = "LinearBAI-Basis-v0"
     elif kind == "sphere":
-        kw = {"n_arms": draw(st.integers(3, 8)), "d": draw(st.integers(2, 4)),
-              "gamma": draw(st.floats(0.0, 0.3)), "sigma": sigma,
-              "instance_seed": draw(st.integers(0, 10_000))}
+        kw = {
+            "n_arms": draw(st.integers(3, 8)),
+            "d": draw(st.integers(2, 4)),
+            "gamma": draw(st.floats(0.0, 0.3)),
+            "sigma": sigma,
+            "instance_seed": draw(st.integers(0, 10_000)),
+        }
         env_id = "LinearBAI-Sphere-v0"
     else:
         rng = _rng(draw(st.integers(0, 2**32 - 1)))
@@ -121,14 +142,22 @@ def eps_good(draw: Any) -> tuple[str, dict[str, Any]]:
     kind = draw(st.sampled_from(["adaptive", "static", "custom"]))
     if kind == "adaptive":
         d = draw(st.integers(3, 5))
-        kw = {"d": d, "m_tilde": draw(st.integers(1, min(d - 1, 5))),
-              "x_tilde": draw(st.floats(0.5, 1.5)), "epsilon": draw(st.floats(0.2, 0.5)),
-              "sigma": sigma}
+        kw = {
+            "d": d,
+            "m_tilde": draw(st.integers(1, min(d - 1, 5))),
+            "x_tilde": draw(st.floats(0.5, 1.5)),
+            "epsilon": draw(st.floats(0.2, 0.5)),
+            "sigma": sigma,
+        }
         env_id = "LinearEpsGood-Adaptive-v0"
     elif kind == "static":
         d = draw(st.integers(2, 6))
-        kw = {"d": d, "m_tilde": draw(st.integers(1, d - 1)),
-              "Delta": draw(st.floats(0.3, 2.0)), "sigma": sigma}
+        kw = {
+            "d": d,
+            "m_tilde": draw(st.integers(1, d - 1)),
+            "Delta": draw(st.floats(0.3, 2.0)),
+            "sigma": sigma,
+        }
         env_id = "LinearEpsGood-Static-v0"
     else:
         rng = _rng(draw(st.integers(0, 2**32 - 1)))
@@ -148,19 +177,29 @@ def misspecified(draw: Any) -> tuple[str, dict[str, Any]]:
     sigma = draw(st.sampled_from([0.0, 0.1, 0.5]))
     if draw(st.booleans()):
         d = draw(st.integers(3, 5))
-        kw = {"d": d, "m_tilde": draw(st.integers(1, min(d - 1, 5))), "x_tilde": 1.0,
-              "epsilon": draw(st.floats(0.2, 0.5)), "L_m": draw(st.floats(0.0, 0.02)),
-              "deviation": draw(st.sampled_from(["random", "adversarial"])),
-              "bound_known": draw(st.booleans()), "sigma": sigma,
-              "instance_seed": draw(st.integers(0, 10_000))}
+        kw = {
+            "d": d,
+            "m_tilde": draw(st.integers(1, min(d - 1, 5))),
+            "x_tilde": 1.0,
+            "epsilon": draw(st.floats(0.2, 0.5)),
+            "L_m": draw(st.floats(0.0, 0.02)),
+            "deviation": draw(st.sampled_from(["random", "adversarial"])),
+            "bound_known": draw(st.booleans()),
+            "sigma": sigma,
+            "instance_seed": draw(st.integers(0, 10_000)),
+        }
         env_id = "MisspecifiedEpsGood-Adaptive-v0"
     else:
         rng = _rng(draw(st.integers(0, 2**32 - 1)))
         k, h = draw(st.integers(2, 7)), draw(st.integers(1, 3))
-        kw = {"features": rng.standard_normal((k, h)), "theta": rng.standard_normal(h),
-              "deviation": 0.05 * rng.standard_normal(k), "sigma": sigma,
-              "task": draw(st.sampled_from(["all_eps_good", "best_arm"])),
-              "bound_known": draw(st.booleans())}
+        kw = {
+            "features": rng.standard_normal((k, h)),
+            "theta": rng.standard_normal(h),
+            "deviation": 0.05 * rng.standard_normal(k),
+            "sigma": sigma,
+            "task": draw(st.sampled_from(["all_eps_good", "best_arm"])),
+            "bound_known": draw(st.booleans()),
+        }
         if kw["task"] == "all_eps_good":
             kw["epsilon"] = draw(st.floats(0.1, 1.0))
         env_id = "MisspecifiedEpsGood-Custom-v0"
@@ -173,9 +212,13 @@ def logistic(draw: Any) -> tuple[str, dict[str, Any]]:
     kind = draw(st.sampled_from(["adaptive", "features", "means"]))
     if kind == "adaptive":
         d = draw(st.integers(3, 5))
-        kw = {"d": d, "m_tilde": draw(st.integers(1, min(d - 1, 5))), "x_tilde": 1.0,
-              "epsilon": draw(st.floats(0.5, 1.5)),
-              "instance_seed": draw(st.integers(0, 10_000))}
+        kw = {
+            "d": d,
+            "m_tilde": draw(st.integers(1, min(d - 1, 5))),
+            "x_tilde": 1.0,
+            "epsilon": draw(st.floats(0.5, 1.5)),
+            "instance_seed": draw(st.integers(0, 10_000)),
+        }
         env_id = "LogisticEpsGood-Adaptive-v0"
     else:
         rng = _rng(draw(st.integers(0, 2**32 - 1)))
@@ -195,17 +238,26 @@ def logistic(draw: Any) -> tuple[str, dict[str, Any]]:
 @st.composite
 def constrained(draw: Any) -> tuple[str, dict[str, Any]]:
     """A constrained best-mixed-arm instance: random (L = 1 or 2), hard, or Custom arrays."""
-    sigma = {"sigma_r": draw(st.sampled_from([0.0, 0.2, 1.0])),
-             "sigma_c": draw(st.sampled_from([0.0, 0.1, 0.5]))}
+    sigma = {
+        "sigma_r": draw(st.sampled_from([0.0, 0.2, 1.0])),
+        "sigma_c": draw(st.sampled_from([0.0, 0.1, 0.5])),
+    }
     kind = draw(st.sampled_from(["random1", "random2", "hard", "custom"]))
     if kind == "random1":
-        kw = {"L": 1, "K": draw(st.integers(3, 8)), "family": draw(st.integers(1, 2)),
-              "instance_seed": draw(st.integers(0, 10_000))}
+        kw = {
+            "L": 1,
+            "K": draw(st.integers(3, 8)),
+            "family": draw(st.integers(1, 2)),
+            "instance_seed": draw(st.integers(0, 10_000)),
+        }
         env_id = "ConstrainedMixed-Random-v0"
     elif kind == "random2":
-        kw = {"L": 2, "family": draw(st.integers(1, 3)),
-              "w_mode": draw(st.sampled_from(["P", "I"])),
-              "instance_seed": draw(st.integers(0, 10_000))}
+        kw = {
+            "L": 2,
+            "family": draw(st.integers(1, 3)),
+            "w_mode": draw(st.sampled_from(["P", "I"])),
+            "instance_seed": draw(st.integers(0, 10_000)),
+        }
         env_id = "ConstrainedMixed-Random-v0"
     elif kind == "hard":
         kw = {"K": draw(st.integers(3, 8))}
@@ -213,8 +265,11 @@ def constrained(draw: Any) -> tuple[str, dict[str, Any]]:
     else:
         rng = _rng(draw(st.integers(0, 2**32 - 1)))
         k, n_con = draw(st.integers(2, 7)), draw(st.integers(1, 2))
-        kw = {"rewards": rng.uniform(0.0, 1.0, k), "costs": rng.uniform(0.0, 2.0, (n_con, k)),
-              "thresholds": rng.uniform(0.5, 1.5, n_con)}
+        kw = {
+            "rewards": rng.uniform(0.0, 1.0, k),
+            "costs": rng.uniform(0.0, 2.0, (n_con, k)),
+            "thresholds": rng.uniform(0.5, 1.5, n_con),
+        }
         env_id = "ConstrainedMixed-Custom-v0"
     return env_id, {**kw, **sigma, **draw(settings_kw(budget=(500, 3000)))}
 
@@ -276,8 +331,11 @@ class _CountingOracle(_Counting):
 
 def counting(agent: Any) -> _Counting:
     """A counting proxy with exactly the optional methods ``agent`` has (batch, oracle)."""
-    bases = [c for c, method in ((_CountingBatch, "select_batch"),
-                                 (_CountingOracle, "receive_truth")) if hasattr(agent, method)]
+    bases = [
+        c
+        for c, method in ((_CountingBatch, "select_batch"), (_CountingOracle, "receive_truth"))
+        if hasattr(agent, method)
+    ]
     cls = type("Counting", (*bases, _Counting), {}) if bases else _Counting
     return cls(agent)
 
@@ -353,8 +411,13 @@ SEEDS = st.integers(0, 2**31 - 1)
 # behind (samples 300, pulls summing to 79); fixed in PureExplorationEnv.step_batch.
 @fast(4)
 @given(instance=linear_best_arm(), seed=SEEDS)
-@example(instance=("LinearBAI-Soare-v0", {"d": 2, "omega": 0.5, "sigma": 1.0, "delta": 0.05,
-                                          "max_samples": 300}), seed=0)
+@example(
+    instance=(
+        "LinearBAI-Soare-v0",
+        {"d": 2, "omega": 0.5, "sigma": 1.0, "delta": 0.05, "max_samples": 300},
+    ),
+    seed=0,
+)
 def test_linear_best_arm(instance, seed):
     check_family(instance, seed)
 

@@ -49,9 +49,12 @@ def test_links_values_slopes_and_bounds():
     assert ident.min_slope(9.0) == ident.max_slope() == 1.0
     np.testing.assert_allclose(ident.mean(x), x)
     assert sorted(LINKS) == ["identity", "logistic", "poisson"]
-    with pytest.raises(InvalidParameterError,
-                       match=re.escape("get_link: link must be one of ['identity', 'logistic', "
-                                       "'poisson']; got 'probit'.")):
+    with pytest.raises(
+        InvalidParameterError,
+        match=re.escape(
+            "get_link: link must be one of ['identity', 'logistic', 'poisson']; got 'probit'."
+        ),
+    ):
         get_link("probit")
     # the derivative of the cumulant is the mean: a numerical check for each link
     for link in LINKS.values():
@@ -132,19 +135,26 @@ def test_separable_data_needs_the_ridge_and_the_cap():
     assert warm.iterations <= 2 and np.allclose(warm.theta, fit.theta, atol=1e-6)
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"features": np.ones(3)}, "features must be a finite 2-D array"),
-    ({"counts": np.ones(2)}, "counts and sums must have one entry per arm (3)"),
-    ({"counts": -np.ones(3)}, "counts must be finite and >= 0"),
-    ({"ridge": -1.0}, "ridge must be a finite float >= 0; got -1.0."),
-    ({"max_iter": 0}, "max_iter must be an integer >= 1; got 0."),
-    ({"tol": 0.0}, "tol must be a finite float > 0; got 0.0."),
-    ({"init": np.ones(5)}, "init must be a finite vector of length 2."),
-    ({"link": "probit"}, "link must be one of"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"features": np.ones(3)}, "features must be a finite 2-D array"),
+        ({"counts": np.ones(2)}, "counts and sums must have one entry per arm (3)"),
+        ({"counts": -np.ones(3)}, "counts must be finite and >= 0"),
+        ({"ridge": -1.0}, "ridge must be a finite float >= 0; got -1.0."),
+        ({"max_iter": 0}, "max_iter must be an integer >= 1; got 0."),
+        ({"tol": 0.0}, "tol must be a finite float > 0; got 0.0."),
+        ({"init": np.ones(5)}, "init must be a finite vector of length 2."),
+        ({"link": "probit"}, "link must be one of"),
+    ],
+)
 def test_mle_refuses_bad_arguments(kwargs, message):
-    args = {"features": np.ones((3, 2)), "counts": np.ones(3), "sums": np.ones(3),
-            "link": "logistic"}
+    args = {
+        "features": np.ones((3, 2)),
+        "counts": np.ones(3),
+        "sums": np.ones(3),
+        "link": "logistic",
+    }
     args.update(kwargs)
     link = args.pop("link")
     with pytest.raises(InvalidParameterError, match=re.escape(message)):
@@ -191,9 +201,13 @@ def test_poisson_model_sampling():
 
 
 def test_logistic_model_refuses_bad_input():
-    with pytest.raises(InvalidParameterError,
-                       match=re.escape("LogisticGLM: every probability must lie in the open "
-                                       "interval (0, 1); arm 0 has linear predictor 40.0")):
+    with pytest.raises(
+        InvalidParameterError,
+        match=re.escape(
+            "LogisticGLM: every probability must lie in the open "
+            "interval (0, 1); arm 0 has linear predictor 40.0"
+        ),
+    ):
         LogisticGLM(np.eye(2), [40.0, 0.0])
     with pytest.raises(InvalidParameterError, match="theta must have as many rows"):
         LogisticGLM(np.eye(2), [1.0, 0.0, 1.0])
@@ -222,14 +236,16 @@ def test_gymnasium_check_env(env_id, setting):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         check_env(env.unwrapped, skip_render_check=False)
-    unexpected = [str(w.message) for w in caught
-                  if not any(a in str(w.message) for a in ALLOWED_WARNINGS)]
+    unexpected = [
+        str(w.message) for w in caught if not any(a in str(w.message) for a in ALLOWED_WARNINGS)
+    ]
     assert not unexpected, unexpected
 
 
 def test_adaptive_ids_instance_epsilon_and_public_bound():
-    env = gym.make("LogisticEpsGood-Adaptive-v0", d=8, m_tilde=3, x_tilde=1.0,
-                   epsilon=0.3).unwrapped
+    env = gym.make(
+        "LogisticEpsGood-Adaptive-v0", d=8, m_tilde=3, x_tilde=1.0, epsilon=0.3
+    ).unwrapped
     x, theta = adaptive_instance(8, 3, 1.0, 0.3)
     np.testing.assert_allclose(env.model.means[:, 0], expit(x @ theta))
     spec = env.problem
@@ -267,8 +283,7 @@ def test_custom_logistic_variants_and_tasks():
     default = gym.make("LogisticEpsGood-Custom-v0").unwrapped
     assert default.complexity()["good_set"] == (0, 1)
     assert default.problem.extras["predictor_bound"] == 1.0
-    probs = gym.make("LogisticEpsGood-Custom-v0", means=[0.7, 0.6, 0.3],
-                     epsilon=0.15).unwrapped
+    probs = gym.make("LogisticEpsGood-Custom-v0", means=[0.7, 0.6, 0.3], epsilon=0.15).unwrapped
     np.testing.assert_allclose(probs.model.means[:, 0], [0.7, 0.6, 0.3])
     np.testing.assert_array_equal(probs.problem.features, np.eye(3))
     assert probs.instance_info["kind"] == "unstructured"
@@ -276,52 +291,118 @@ def test_custom_logistic_variants_and_tasks():
     p = expit(x @ np.array([0.4, -0.2]))
     lin = gym.make("LogisticEpsGood-Custom-v0", features=x, means=p, epsilon=0.05).unwrapped
     np.testing.assert_allclose(lin.model.theta, [0.4, -0.2], atol=1e-12)
-    best = gym.make("LogisticEpsGood-Custom-v0", features=x, theta=[0.4, -0.2],
-                    task="best_arm", budget=20).unwrapped
+    best = gym.make(
+        "LogisticEpsGood-Custom-v0", features=x, theta=[0.4, -0.2], task="best_arm", budget=20
+    ).unwrapped
     assert best.problem.task == "best_arm" and best._true_answer == frozenset({0})
     loose = gym.make("LogisticEpsGood-Custom-v0", predictor_bound=3.0).unwrapped
     assert loose.problem.extras["predictor_bound"] == 3.0
 
 
-@pytest.mark.parametrize("env_id, kwargs, error, message", [
-    ("LogisticEpsGood-Custom-v0", {"means": [0.5, 1.2], "epsilon": 0.1}, InvalidParameterError,
-     "LogisticEpsGood-Custom-v0: means must be probabilities in the open interval (0, 1); got "
-     "means[1] = 1.2."),
-    ("LogisticEpsGood-Custom-v0", {"means": [0.0, 0.5], "epsilon": 0.1}, InvalidParameterError,
-     "means must be probabilities in the open interval (0, 1); got means[0] = 0.0."),
-    ("LogisticEpsGood-Custom-v0", {"features": np.ones((3, 1)), "means": [0.2, 0.5, 0.7],
-                                   "epsilon": 0.1}, InvalidParameterError,
-     "logit(means) is not linear in the features"),
-    ("LogisticEpsGood-Custom-v0", {"features": np.eye(2), "theta": [50.0, 0.0],
-                                   "epsilon": 0.1}, InvalidParameterError,
-     "LogisticEpsGood-Custom-v0: every probability must lie in the open interval (0, 1)"),
-    ("LogisticEpsGood-Custom-v0", {"predictor_bound": 0.5}, InvalidParameterError,
-     "predictor_bound must be >= max_k |a_k . theta| = 1.0"),
-    ("LogisticEpsGood-Custom-v0", {"predictor_bound": -1.0}, InvalidParameterError,
-     "predictor_bound must be a finite float >= 0; got -1.0."),
-    ("LogisticEpsGood-Custom-v0", {"theta": [1.0, 0.0], "means": [0.5, 0.4]},
-     InvalidParameterError, "give theta= (with features=) or means=, not both"),
-    ("LogisticEpsGood-Custom-v0", {"theta": [1.0, 0.0]}, InvalidParameterError,
-     "theta= needs features="),
-    ("LogisticEpsGood-Custom-v0", {"means": [0.5, 0.4]}, InvalidParameterError,
-     "epsilon= is required"),
-    ("LogisticEpsGood-Custom-v0", {"task": "pareto"}, InvalidParameterError,
-     "task must be one of ('all_eps_good', 'best_arm'); got 'pareto'."),
-    ("LogisticEpsGood-Custom-v0", {"task": "best_arm", "epsilon": 0.1}, InvalidParameterError,
-     "epsilon and multiplicative are keywords of task='all_eps_good'"),
-    ("LogisticEpsGood-Custom-v0", {"means": [0.5, 0.4], "epsilon": 0.1}, InvalidInstanceError,
-     "have means within"),
-    ("LogisticEpsGood-Adaptive-v0", {"epsilon": 0.0}, InvalidParameterError,
-     "LogisticEpsGood-Adaptive-v0: epsilon must be > 0; got 0.0."),
-    ("LogisticEpsGood-Adaptive-v0", {"m_tilde": 9}, InvalidParameterError,
-     "LogisticEpsGood-Adaptive-v0: m_tilde must be an integer in [1, 5]"),
-    ("LogisticEpsGood-Adaptive-v0", {"x_tilde": -1.0}, InvalidParameterError,
-     "x_tilde must be > 0; got -1.0."),
-    ("LogisticEpsGood-Adaptive-v0", {"x_mean": 40.0, "x_std": 0.0}, InvalidParameterError,
-     "every probability must lie in the open interval (0, 1)"),
-    ("LogisticEpsGood-Adaptive-v0", {"sigma": 1.0}, TypeError,
-     "unknown keyword 'sigma'"),
-])
+@pytest.mark.parametrize(
+    "env_id, kwargs, error, message",
+    [
+        (
+            "LogisticEpsGood-Custom-v0",
+            {"means": [0.5, 1.2], "epsilon": 0.1},
+            InvalidParameterError,
+            "LogisticEpsGood-Custom-v0: means must be probabilities in the open interval (0, 1); "
+            "got "
+            "means[1] = 1.2.",
+        ),
+        (
+            "LogisticEpsGood-Custom-v0",
+            {"means": [0.0, 0.5], "epsilon": 0.1},
+            InvalidParameterError,
+            "means must be probabilities in the open interval (0, 1); got means[0] = 0.0.",
+        ),
+        (
+            "LogisticEpsGood-Custom-v0",
+            {"features": np.ones((3, 1)), "means": [0.2, 0.5, 0.7], "epsilon": 0.1},
+            InvalidParameterError,
+            "logit(means) is not linear in the features",
+        ),
+        (
+            "LogisticEpsGood-Custom-v0",
+            {"features": np.eye(2), "theta": [50.0, 0.0], "epsilon": 0.1},
+            InvalidParameterError,
+            "LogisticEpsGood-Custom-v0: every probability must lie in the open interval (0, 1)",
+        ),
+        (
+            "LogisticEpsGood-Custom-v0",
+            {"predictor_bound": 0.5},
+            InvalidParameterError,
+            "predictor_bound must be >= max_k |a_k . theta| = 1.0",
+        ),
+        (
+            "LogisticEpsGood-Custom-v0",
+            {"predictor_bound": -1.0},
+            InvalidParameterError,
+            "predictor_bound must be a finite float >= 0; got -1.0.",
+        ),
+        (
+            "LogisticEpsGood-Custom-v0",
+            {"theta": [1.0, 0.0], "means": [0.5, 0.4]},
+            InvalidParameterError,
+            "give theta= (with features=) or means=, not both",
+        ),
+        (
+            "LogisticEpsGood-Custom-v0",
+            {"theta": [1.0, 0.0]},
+            InvalidParameterError,
+            "theta= needs features=",
+        ),
+        (
+            "LogisticEpsGood-Custom-v0",
+            {"means": [0.5, 0.4]},
+            InvalidParameterError,
+            "epsilon= is required",
+        ),
+        (
+            "LogisticEpsGood-Custom-v0",
+            {"task": "pareto"},
+            InvalidParameterError,
+            "task must be one of ('all_eps_good', 'best_arm'); got 'pareto'.",
+        ),
+        (
+            "LogisticEpsGood-Custom-v0",
+            {"task": "best_arm", "epsilon": 0.1},
+            InvalidParameterError,
+            "epsilon and multiplicative are keywords of task='all_eps_good'",
+        ),
+        (
+            "LogisticEpsGood-Custom-v0",
+            {"means": [0.5, 0.4], "epsilon": 0.1},
+            InvalidInstanceError,
+            "have means within",
+        ),
+        (
+            "LogisticEpsGood-Adaptive-v0",
+            {"epsilon": 0.0},
+            InvalidParameterError,
+            "LogisticEpsGood-Adaptive-v0: epsilon must be > 0; got 0.0.",
+        ),
+        (
+            "LogisticEpsGood-Adaptive-v0",
+            {"m_tilde": 9},
+            InvalidParameterError,
+            "LogisticEpsGood-Adaptive-v0: m_tilde must be an integer in [1, 5]",
+        ),
+        (
+            "LogisticEpsGood-Adaptive-v0",
+            {"x_tilde": -1.0},
+            InvalidParameterError,
+            "x_tilde must be > 0; got -1.0.",
+        ),
+        (
+            "LogisticEpsGood-Adaptive-v0",
+            {"x_mean": 40.0, "x_std": 0.0},
+            InvalidParameterError,
+            "every probability must lie in the open interval (0, 1)",
+        ),
+        ("LogisticEpsGood-Adaptive-v0", {"sigma": 1.0}, TypeError, "unknown keyword 'sigma'"),
+    ],
+)
 def test_bad_keywords(env_id, kwargs, error, message):
     with pytest.raises(error, match=re.escape(message)):
         gym.make(env_id, **kwargs)

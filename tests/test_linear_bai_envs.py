@@ -54,11 +54,17 @@ def test_soare_peleg_preset_and_paper_preset():
     [
         ("LinearBAI-Basis-v0", {"gap": 0.0}, "gap must be > 0; got 0.0."),
         ("LinearBAI-Basis-v0", {"d": 1}, "d must be an integer >= 2; got 1."),
-        ("LinearBAI-Sphere-v0", {"gamma": 0.5},
-         "gamma must be in [0, 0.5) so that u stays the best arm; got 0.5."),
+        (
+            "LinearBAI-Sphere-v0",
+            {"gamma": 0.5},
+            "gamma must be in [0, 0.5) so that u stays the best arm; got 0.5.",
+        ),
         ("LinearBAI-Sphere-v0", {"n_arms": 1}, "n_arms must be an integer >= 2; got 1."),
-        ("LinearBAI-Sphere-v0", {"instance_seed": -1},
-         "instance_seed must be an integer >= 0; got -1."),
+        (
+            "LinearBAI-Sphere-v0",
+            {"instance_seed": -1},
+            "instance_seed must be an integer >= 0; got -1.",
+        ),
         ("LinearBAI-Sphere-v0", {"K": 10}, "LinearBAI-Sphere-v0: unknown keyword 'K'."),
     ],
 )

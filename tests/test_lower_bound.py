@@ -24,13 +24,23 @@ def grid_t_star(features, theta, sigma, n=400, refine=3):
         w = np.stack([w1, w2, 1.0 - w1 - w2], axis=-1)
         a = np.einsum("...k,ki,kj->...ij", w, features, features)
         det = a[..., 0, 0] * a[..., 1, 1] - a[..., 0, 1] * a[..., 1, 0]
-        inv = np.stack([np.stack([a[..., 1, 1], -a[..., 0, 1]], -1),
-                        np.stack([-a[..., 1, 0], a[..., 0, 0]], -1)], -2) / det[..., None, None]
+        inv = (
+            np.stack(
+                [
+                    np.stack([a[..., 1, 1], -a[..., 0, 1]], -1),
+                    np.stack([-a[..., 1, 0], a[..., 0, 0]], -1),
+                ],
+                -2,
+            )
+            / det[..., None, None]
+        )
         worst = np.zeros_like(w1)
         for k in others:
             y = features[best] - features[k]
-            worst = np.maximum(worst, 2 * sigma**2 * np.einsum("i,...ij,j->...", y, inv, y)
-                               / (mu[best] - mu[k]) ** 2)
+            worst = np.maximum(
+                worst,
+                2 * sigma**2 * np.einsum("i,...ij,j->...", y, inv, y) / (mu[best] - mu[k]) ** 2,
+            )
         return np.where((w1 >= 0) & (w2 >= 0) & (w1 + w2 <= 1) & (det > 1e-300), worst, np.inf)
 
     lo1, hi1, lo2, hi2 = 0.0, 1.0, 0.0, 1.0

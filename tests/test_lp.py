@@ -15,8 +15,10 @@ from bandit_envs.instances.constrained import table1_instance
 # spec 004 §6 fact 5: the L = 1 toy with cbar = 1 (slack id 5)
 TOY_R = [0.3, 1.2, 0.8, 0.5, 1.0]
 TOY_C = [[0.2, 1.1, 0.6, 1.4, 1.6]]
-A1R = ([0.8, 1.2, 1.05, 0.6, 0.6, 1.0, 0.9, 0.9, 0.5, 0.7, 0.55, 0.85, 0.4, 0.5, 0.85, 1.0],
-       [0.9, 0.6, 0.85, 0.35, 1.75, 0.55, 1.25, 0.7, 1.6, 1.25, 0.4, 1.55, 1.7, 1.65, 1.1, 0.45])
+A1R = (
+    [0.8, 1.2, 1.05, 0.6, 0.6, 1.0, 0.9, 0.9, 0.5, 0.7, 0.55, 0.85, 0.4, 0.5, 0.85, 1.0],
+    [0.9, 0.6, 0.85, 0.35, 1.75, 0.55, 1.25, 0.7, 1.6, 1.25, 0.4, 1.55, 1.7, 1.65, 1.1, 0.45],
+)
 H2R = ([0.0, 1.2] + [0.8] * 14, [0.0, 1.2] + [0.9] * 14)
 
 
@@ -36,18 +38,22 @@ def random_instance(rng, k, n_cost):
 def test_standard_form_columns():
     mu, a, b = lp.standard_form([1.0, 2.0, 3.0], [[0.1, 0.2, 0.3], [0.4, 0.5, 0.6]], [1.0, 2.0])
     np.testing.assert_array_equal(mu, [1, 2, 3, 0, 0])
-    np.testing.assert_array_equal(a, [[0.1, 0.2, 0.3, 1, 0], [0.4, 0.5, 0.6, 0, 1],
-                                      [1, 1, 1, 0, 0]])
+    np.testing.assert_array_equal(
+        a, [[0.1, 0.2, 0.3, 1, 0], [0.4, 0.5, 0.6, 0, 1], [1, 1, 1, 0, 0]]
+    )
     np.testing.assert_array_equal(b, [1, 2, 1])
     mu0, a0, b0 = lp.standard_form([1.0, 2.0], np.zeros((0, 2)), [])
     assert a0.shape == (1, 2) and b0.tolist() == [1.0]
 
 
-@pytest.mark.parametrize("args, message", [
-    (([1.0, 2.0], [[0.1, 0.2, 0.3]], [1.0]), "costs shape (L, K)"),
-    (([1.0, 2.0], [[0.1, 0.2]], [1.0, 2.0]), "one entry per cost row (1)"),
-    (([1.0, np.nan], [[0.1, 0.2]], [1.0]), "rewards must be finite"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (([1.0, 2.0], [[0.1, 0.2, 0.3]], [1.0]), "costs shape (L, K)"),
+        (([1.0, 2.0], [[0.1, 0.2]], [1.0, 2.0]), "one entry per cost row (1)"),
+        (([1.0, np.nan], [[0.1, 0.2]], [1.0]), "rewards must be finite"),
+    ],
+)
 def test_standard_form_errors(args, message):
     with pytest.raises(InvalidParameterError, match=re.escape(message)):
         lp.standard_form(*args)
@@ -138,8 +144,9 @@ def brute_force_iv(mu, a, b, alive):
 def test_intersection_values_of_the_toy():
     """Spec 004 §6 fact 5."""
     mu, a, b = toy()
-    np.testing.assert_allclose(lp.intersection_values(mu, a, b),
-                               [1.10, 1.12, 1.12, 0.65, 0.88, 0.80], atol=1e-12)
+    np.testing.assert_allclose(
+        lp.intersection_values(mu, a, b), [1.10, 1.12, 1.12, 0.65, 0.88, 0.80], atol=1e-12
+    )
     scan = lp.scan_bases(mu, a, b)
     assert scan.best_basis() == frozenset({1, 2}) == lp.best_basis(mu, a, b)
     assert scan.best_value == pytest.approx(1.12)
@@ -249,14 +256,17 @@ def test_infeasible_instances():
 # ----------------------------------------------------------------------------- ground truth
 
 
-@pytest.mark.parametrize("name, support, weights", [
-    ("D1P", [5, 24, 25], [1.0, 0.4, 0.1]),
-    ("D2P", [10, 20, 25], [2 / 3, 1 / 3, 1 / 30]),
-    ("D3P", [10, 12, 21], [0.6, 0.1, 0.3]),
-    ("D1I", [1, 24, 25], [1.0, 0.6, 0.1]),
-    ("D2I", [0, 20, 25], [0.4, 0.6, 0.3]),
-    ("D3I", [9, 11, 21], [5 / 12, 1 / 4, 1 / 3]),
-])
+@pytest.mark.parametrize(
+    "name, support, weights",
+    [
+        ("D1P", [5, 24, 25], [1.0, 0.4, 0.1]),
+        ("D2P", [10, 20, 25], [2 / 3, 1 / 3, 1 / 30]),
+        ("D3P", [10, 12, 21], [0.6, 0.1, 0.3]),
+        ("D1I", [1, 24, 25], [1.0, 0.6, 0.1]),
+        ("D2I", [0, 20, 25], [0.4, 0.6, 0.3]),
+        ("D3I", [9, 11, 21], [5 / 12, 1 / 4, 1 / 3]),
+    ],
+)
 def test_table1_optimal_bases_weights_and_enumeration_agree(name, support, weights):
     """Spec 004 §4.2 and §6 fact 8; HiGHS and the enumeration give the same basis."""
     rewards, costs, cbar = table1_instance(name)
@@ -271,13 +281,20 @@ def test_table1_optimal_bases_weights_and_enumeration_agree(name, support, weigh
 
 def test_assumption_1_refusals():
     # a degenerate optimum: arm 0 alone, exactly on the threshold (its slack is 0)
-    with pytest.raises(InvalidInstanceError, match=re.escape(
+    with pytest.raises(
+        InvalidInstanceError,
+        match=re.escape(
             "Assumption 1 fails (spec 004 §1.4): the optimal solution has 1 non-zero coordinates "
-            "(arm 0), not L + 1 = 2; a degenerate optimum")):
+            "(arm 0), not L + 1 = 2; a degenerate optimum"
+        ),
+    ):
         lp.optimal_basis([1.0, 0.5], [[1.0, 0.5]], [1.0])
     # two identical best arms: the optimum is not unique
-    with pytest.raises(InvalidInstanceError, match=r"Assumption 1 fails .* is not unique: arm \d "
-                                                   r"has reduced cost"):
+    with pytest.raises(
+        InvalidInstanceError,
+        match=r"Assumption 1 fails .* is not unique: arm \d "
+        r"has reduced cost",
+    ):
         lp.optimal_basis([1.0, 1.0, 0.2], [[0.5, 0.5, 0.2]], [1.0])
     # collinear arms: the mix {0, 1} and arm 2 alone both reach value 1
     with pytest.raises(InvalidInstanceError, match="is not unique"):
@@ -291,8 +308,9 @@ def test_mixing_weights_and_errors():
     x = lp.mixing_weights({1, 2}, TOY_R, TOY_C, [1.0])
     np.testing.assert_allclose(x, [0, 0.8, 0.2, 0, 0, 0], atol=1e-12)
     assert x[:5].sum() == pytest.approx(1.0)
-    with pytest.raises(InvalidParameterError, match="the empty answer means the instance is "
-                                                    "infeasible"):
+    with pytest.raises(
+        InvalidParameterError, match="the empty answer means the instance is infeasible"
+    ):
         lp.mixing_weights(set(), TOY_R, TOY_C, [1.0])
     with pytest.raises(InvalidParameterError, match=re.escape("a basis of L + 1 = 2 distinct")):
         lp.mixing_weights({1, 2, 3}, TOY_R, TOY_C, [1.0])
@@ -301,13 +319,20 @@ def test_mixing_weights_and_errors():
 
 
 def test_second_best_value_gives_the_margins_of_spec_4_5():
-    for name, margin in [("D1P", 0.0267), ("D2P", 0.010), ("D3P", 0.005), ("D1I", 0.03),
-                         ("D2I", 0.027), ("D3I", 0.0133)]:
+    for name, margin in [
+        ("D1P", 0.0267),
+        ("D2P", 0.010),
+        ("D3P", 0.005),
+        ("D1I", 0.03),
+        ("D2I", 0.027),
+        ("D3I", 0.0133),
+    ]:
         rewards, costs, cbar = table1_instance(name)
         opt = lp.optimal_basis(rewards, costs, cbar)
         mu, a, b = lp.standard_form(rewards, costs, cbar)
         assert opt.value - lp.second_best_value(mu, a, b, opt.basis) == pytest.approx(
-            margin, abs=5e-4)
+            margin, abs=5e-4
+        )
 
 
 # --------------------------------------------------------------------------------- hardness
@@ -331,22 +356,28 @@ def test_closed_forms_for_l1():
 
 
 def test_known_arms_do_not_move_and_noiseless_gaps_are_infinite():
-    h = lp.hardness([1.0, 0.9, 0.2], [[0.5, 1.2, 0.9]], [1.0], {0, 3},
-                    unknown=[False, True, True])
+    h = lp.hardness([1.0, 0.9, 0.2], [[0.5, 1.2, 0.9]], [1.0], {0, 3}, unknown=[False, True, True])
     assert h.delta0_sq == math.inf  # the support arm is known, the slack is fixed
     table = lp.basis_table(4, 2).tolist()
     assert h.basis_gaps_sq[table.index([1, 3])] == pytest.approx(0.01 + 0.16)  # r_1 moves alone
-    quiet = lp.hardness([1.0, 0.9, 0.2], [[0.5, 1.2, 0.9]], [1.0], {0, 3}, sigma_r=0.0,
-                        sigma_c=0.0)
+    quiet = lp.hardness([1.0, 0.9, 0.2], [[0.5, 1.2, 0.9]], [1.0], {0, 3}, sigma_r=0.0, sigma_c=0.0)
     assert quiet.delta0_sq == math.inf
     np.testing.assert_array_equal(quiet.arm_gaps_sq, [0.0, np.inf, np.inf, 0.0])
 
 
-@pytest.mark.parametrize("name, instance, delta0, head, rates", [
-    ("A1r", A1R, 0.64, [0, 0, 0.01125, 0.02, 0.02, 0.02204, 0.02726, 0.02831],
-     (0.005625, 0.000352, 0.000321)),
-    ("H2r", H2R, 0.16, [0, 0] + [0.00497] * 14 + [0.0213], (0.002486, 0.000155, 2.93e-5)),
-])
+@pytest.mark.parametrize(
+    "name, instance, delta0, head, rates",
+    [
+        (
+            "A1r",
+            A1R,
+            0.64,
+            [0, 0, 0.01125, 0.02, 0.02, 0.02204, 0.02726, 0.02831],
+            (0.005625, 0.000352, 0.000321),
+        ),
+        ("H2r", H2R, 0.16, [0, 0] + [0.00497] * 14 + [0.0213], (0.002486, 0.000155, 2.93e-5)),
+    ],
+)
 def test_hardness_matches_the_spec_prototype(name, instance, delta0, head, rates):
     """Spec 004 §4.5b: sorted arm gaps and the three rates (SLSQP upper estimates there)."""
     r, c = instance
@@ -356,8 +387,9 @@ def test_hardness_matches_the_spec_prototype(name, instance, delta0, head, rates
     got = np.sort(h.arm_gaps_sq)[: len(head)]
     np.testing.assert_allclose(got, head, rtol=2e-3, atol=1e-12)
     out = h.rates(16, 1)
-    np.testing.assert_allclose([out["lower_bound_rate"], out["uslp_rate"], out["sfsr_rate"]],
-                               rates, rtol=5e-3)
+    np.testing.assert_allclose(
+        [out["lower_bound_rate"], out["uslp_rate"], out["sfsr_rate"]], rates, rtol=5e-3
+    )
 
 
 def test_prop_2_on_a_table1_instance():
@@ -372,7 +404,8 @@ def test_prop_2_on_a_table1_instance():
     # equalities for the weights (t, 1 - t) of arms 10 = (0.8, 1.1) and 20 = (1.4, 0.7)
     t = np.linspace(0.0, 1.0, 200_001)
     face = ((0.8 * t + 1.4 * (1 - t) - 1) ** 2 + (1.1 * t + 0.7 * (1 - t) - 1) ** 2) / (
-        t**2 + (1 - t) ** 2)
+        t**2 + (1 - t) ** 2
+    )
     others = min(0.4**2, 0.2**2 + 0.1**2)  # p_10 = 0, or p_20 = 0 (arm 10 breaks row 2)
     assert h.delta0_sq == pytest.approx(min(face.min(), others) / 0.25, rel=1e-6)
     # the per-basis gaps give the arm gaps

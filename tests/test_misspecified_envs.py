@@ -93,9 +93,13 @@ def test_dead_zone_reduction_solves_the_box_constrained_problem(seed, bound):
 
     best = np.inf
     for start in (np.zeros(h + kp), np.r_[fit.theta, np.zeros(kp)]):
-        res = minimize(qp, start, method="L-BFGS-B",
-                       bounds=[(None, None)] * h + [(-bound, bound)] * kp,
-                       options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 10000})
+        res = minimize(
+            qp,
+            start,
+            method="L-BFGS-B",
+            bounds=[(None, None)] * h + [(-bound, bound)] * kp,
+            options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 10000},
+        )
         best = min(best, res.fun)
     assert fit.objective == pytest.approx(dead_zone_loss(x, counts, sums, fit.theta, bound))
     assert fit.objective <= best + 1e-7 * max(1.0, best)
@@ -163,8 +167,9 @@ def test_adversarial_deviation_flips_the_linear_answer_exactly_above_its_level()
         assert res.target == 8  # the best disturbing arm is pushed over the threshold
     # the deviation scales linearly with L_m
     one = residual_deviation(x, nu, 1.0, 0.3, "adversarial").deviation
-    np.testing.assert_allclose(residual_deviation(x, nu, 0.2, 0.3, "adversarial").deviation,
-                               0.2 * one)
+    np.testing.assert_allclose(
+        residual_deviation(x, nu, 0.2, 0.3, "adversarial").deviation, 0.2 * one
+    )
     with pytest.raises(InvalidParameterError, match="kind must be 'random' or 'adversarial'"):
         residual_deviation(x, nu, 0.1, 0.3, "worst")
     with pytest.raises(InvalidParameterError, match="needs a generator rng"):
@@ -182,8 +187,9 @@ def test_structure_threshold_and_bound_bracket():
     nu = x @ th
     t_lin, t_un = misspecified_lower_bounds(x, nu, 0.3, sigma=2.0)
     assert t_lin == pytest.approx(eps_good_lower_bound(x, th, 0.3, sigma=2.0).t_star, rel=1e-3)
-    assert t_un == pytest.approx(unstructured_eps_good_lower_bound(nu, 0.3, sigma=2.0).t_star,
-                                 rel=1e-3)
+    assert t_un == pytest.approx(
+        unstructured_eps_good_lower_bound(nu, 0.3, sigma=2.0).t_star, rel=1e-3
+    )
     assert t_lin < t_un / 3
     # by hand: one constant feature (linear means are constants, dev(v) = (max v - min v)/2),
     # mu = (1, 0.5, 0), eps = 0.6: G = {0, 1}. Culprit margins: pairs (0,1) 1.1, (0,2) 1.6,
@@ -225,10 +231,14 @@ def test_model_bound_theta_and_public_fields():
     assert plain.public_fields()["misspecification"] is None and plain.bound is None
     assert "deviation" not in plain.truth()
     # a bound below the Chebyshev deviation (0.4/3) is inconsistent; with theta, below |dev|
-    with pytest.raises(InvalidParameterError,
-                       match=re.escape("MisspecifiedLinearGaussian: bound L_m = 0.1 is "
-                                       "inconsistent with the means: the best (Chebyshev) linear "
-                                       "fit of the means is off by")):
+    with pytest.raises(
+        InvalidParameterError,
+        match=re.escape(
+            "MisspecifiedLinearGaussian: bound L_m = 0.1 is "
+            "inconsistent with the means: the best (Chebyshev) linear "
+            "fit of the means is off by"
+        ),
+    ):
         MisspecifiedLinearGaussian(x, mu[:, None], 0.5, bound=0.1)
     MisspecifiedLinearGaussian(x, mu[:, None], 0.5, bound=0.134)
     with pytest.raises(InvalidParameterError, match="the deviation means - features @ theta"):
@@ -249,16 +259,16 @@ def test_gymnasium_check_env(env_id, setting):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         check_env(env.unwrapped, skip_render_check=False)
-    unexpected = [str(w.message) for w in caught
-                  if not any(a in str(w.message) for a in ALLOWED_WARNINGS)]
+    unexpected = [
+        str(w.message) for w in caught if not any(a in str(w.message) for a in ALLOWED_WARNINGS)
+    ]
     assert not unexpected, unexpected
 
 
 @pytest.mark.parametrize("deviation", ["random", "adversarial"])
 def test_adaptive_id_builds_the_adaptive_instance_plus_a_deviation(deviation):
     kw = {"d": 8, "m": 8, "m_tilde": 3, "x_tilde": 1.0, "epsilon": 0.3}
-    env = gym.make("MisspecifiedEpsGood-Adaptive-v0", L_m=0.05, deviation=deviation,
-                   **kw).unwrapped
+    env = gym.make("MisspecifiedEpsGood-Adaptive-v0", L_m=0.05, deviation=deviation, **kw).unwrapped
     lin = gym.make("LinearEpsGood-Adaptive-v0", **kw).unwrapped
     np.testing.assert_array_equal(env.problem.features, lin.problem.features)
     np.testing.assert_array_equal(env.model.theta, lin.model.theta)
@@ -276,8 +286,9 @@ def test_adaptive_id_builds_the_adaptive_instance_plus_a_deviation(deviation):
         assert info["flipped"] and info["flip_level"] < 0.05 and info["target"] == 8
     c = env.complexity()
     assert c["misspecification"] == 0.05 and c["minimax_deviation"] <= 0.05 + 1e-12
-    hidden = gym.make("MisspecifiedEpsGood-Adaptive-v0", L_m=0.05, deviation=deviation,
-                      bound_known=False, **kw).unwrapped
+    hidden = gym.make(
+        "MisspecifiedEpsGood-Adaptive-v0", L_m=0.05, deviation=deviation, bound_known=False, **kw
+    ).unwrapped
     assert hidden.problem.misspecification is None
     np.testing.assert_array_equal(hidden.model.means, env.model.means)
     zero = gym.make("MisspecifiedEpsGood-Adaptive-v0", L_m=0.0, **kw).unwrapped
@@ -321,12 +332,14 @@ def test_custom_variants_and_the_best_arm_task():
     assert _good(nu, 0.15) == (2,)  # the linear part's answer differs: the deviation flips it
     assert default.problem.misspecification == 0.4
     x = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
-    means = gym.make("MisspecifiedEpsGood-Custom-v0", features=x, means=[1.0, 0.2, 0.8],
-                     epsilon=0.15).unwrapped
+    means = gym.make(
+        "MisspecifiedEpsGood-Custom-v0", features=x, means=[1.0, 0.2, 0.8], epsilon=0.15
+    ).unwrapped
     assert means.problem.misspecification == pytest.approx(0.4 / 3)
     assert means.instance_info["kind"] == "means"
-    loose = gym.make("MisspecifiedEpsGood-Custom-v0", features=x, means=[1.0, 0.2, 0.8],
-                     epsilon=0.15, L_m=2.0).unwrapped
+    loose = gym.make(
+        "MisspecifiedEpsGood-Custom-v0", features=x, means=[1.0, 0.2, 0.8], epsilon=0.15, L_m=2.0
+    ).unwrapped
     assert loose.problem.misspecification == 2.0
     best = gym.make("MisspecifiedEpsGood-Custom-v0", task="best_arm", budget=30).unwrapped
     assert best.problem.task == "best_arm" and best._true_answer == frozenset({0})
@@ -335,47 +348,120 @@ def test_custom_variants_and_the_best_arm_task():
     assert hidden.problem.misspecification is None
 
 
-@pytest.mark.parametrize("env_id, kwargs, error, message", [
-    ("MisspecifiedEpsGood-Adaptive-v0", {"L_m": -0.1}, InvalidParameterError,
-     "MisspecifiedEpsGood-Adaptive-v0: L_m must be a finite float >= 0; got -0.1."),
-    ("MisspecifiedEpsGood-Adaptive-v0", {"L_m": float("inf")}, InvalidParameterError,
-     "L_m must be a finite float >= 0; got inf."),
-    ("MisspecifiedEpsGood-Adaptive-v0", {"deviation": "worst"}, InvalidParameterError,
-     "MisspecifiedEpsGood-Adaptive-v0: deviation must be one of ('random', 'adversarial'); got "
-     "'worst'."),
-    ("MisspecifiedEpsGood-Adaptive-v0", {"bound_known": "yes"}, InvalidParameterError,
-     "bound_known must be True or False; got 'yes'."),
-    ("MisspecifiedEpsGood-Adaptive-v0", {"m_tilde": 6}, InvalidParameterError,
-     "MisspecifiedEpsGood-Adaptive-v0: m_tilde must be an integer in [1, 5]"),
-    ("MisspecifiedEpsGood-Adaptive-v0", {"sigma": -1.0}, InvalidParameterError,
-     "sigma must be a finite float >= 0; got -1.0."),
-    ("MisspecifiedEpsGood-Adaptive-v0", {"paper_literal": True}, TypeError,
-     "unknown keyword 'paper_literal'"),
-    ("MisspecifiedEpsGood-Custom-v0", {"L_m": -1.0}, InvalidParameterError,
-     "MisspecifiedEpsGood-Custom-v0: L_m must be a finite float >= 0; got -1.0."),
-    ("MisspecifiedEpsGood-Custom-v0", {"L_m": 0.1}, InvalidParameterError,
-     "MisspecifiedEpsGood-Custom-v0: bound L_m = 0.1 is inconsistent with the means"),
-    ("MisspecifiedEpsGood-Custom-v0", {"L_m": 0.1, "bound_known": False}, InvalidParameterError,
-     "bound L_m = 0.1 is inconsistent with the means"),
-    ("MisspecifiedEpsGood-Custom-v0", {"features": np.eye(2), "means": [1.0, 0.0],
-                                       "theta": [1.0, 0.0]}, InvalidParameterError,
-     "give theta= and deviation=, or means=, not both"),
-    ("MisspecifiedEpsGood-Custom-v0", {"features": np.eye(2), "theta": [1.0, 0.0]},
-     InvalidParameterError, "give both theta= and deviation= (or means=)"),
-    ("MisspecifiedEpsGood-Custom-v0", {"means": [1.0, 0.0]}, InvalidParameterError,
-     "features= (a K×h array) is required"),
-    ("MisspecifiedEpsGood-Custom-v0", {"features": np.eye(2), "theta": [1.0, 0.0],
-                                       "deviation": [0.0, 0.1, 0.2], "epsilon": 0.3},
-     InvalidParameterError, "deviation must have one entry per arm (2); got shape (3,)."),
-    ("MisspecifiedEpsGood-Custom-v0", {"features": np.eye(2), "theta": [1.0, 0.0],
-                                       "deviation": [0.0, 0.1]}, InvalidParameterError,
-     "epsilon= is required"),
-    ("MisspecifiedEpsGood-Custom-v0", {"task": "best_arm", "epsilon": 0.2},
-     InvalidParameterError, "epsilon and multiplicative are keywords of task='all_eps_good'"),
-    ("MisspecifiedEpsGood-Custom-v0", {"features": np.eye(2), "theta": [1.0, 0.0],
-                                       "deviation": [0.0, 0.7], "epsilon": 0.3},
-     InvalidInstanceError, "have means within"),
-])
+@pytest.mark.parametrize(
+    "env_id, kwargs, error, message",
+    [
+        (
+            "MisspecifiedEpsGood-Adaptive-v0",
+            {"L_m": -0.1},
+            InvalidParameterError,
+            "MisspecifiedEpsGood-Adaptive-v0: L_m must be a finite float >= 0; got -0.1.",
+        ),
+        (
+            "MisspecifiedEpsGood-Adaptive-v0",
+            {"L_m": float("inf")},
+            InvalidParameterError,
+            "L_m must be a finite float >= 0; got inf.",
+        ),
+        (
+            "MisspecifiedEpsGood-Adaptive-v0",
+            {"deviation": "worst"},
+            InvalidParameterError,
+            "MisspecifiedEpsGood-Adaptive-v0: deviation must be one of ('random', "
+            "'adversarial'); got "
+            "'worst'.",
+        ),
+        (
+            "MisspecifiedEpsGood-Adaptive-v0",
+            {"bound_known": "yes"},
+            InvalidParameterError,
+            "bound_known must be True or False; got 'yes'.",
+        ),
+        (
+            "MisspecifiedEpsGood-Adaptive-v0",
+            {"m_tilde": 6},
+            InvalidParameterError,
+            "MisspecifiedEpsGood-Adaptive-v0: m_tilde must be an integer in [1, 5]",
+        ),
+        (
+            "MisspecifiedEpsGood-Adaptive-v0",
+            {"sigma": -1.0},
+            InvalidParameterError,
+            "sigma must be a finite float >= 0; got -1.0.",
+        ),
+        (
+            "MisspecifiedEpsGood-Adaptive-v0",
+            {"paper_literal": True},
+            TypeError,
+            "unknown keyword 'paper_literal'",
+        ),
+        (
+            "MisspecifiedEpsGood-Custom-v0",
+            {"L_m": -1.0},
+            InvalidParameterError,
+            "MisspecifiedEpsGood-Custom-v0: L_m must be a finite float >= 0; got -1.0.",
+        ),
+        (
+            "MisspecifiedEpsGood-Custom-v0",
+            {"L_m": 0.1},
+            InvalidParameterError,
+            "MisspecifiedEpsGood-Custom-v0: bound L_m = 0.1 is inconsistent with the means",
+        ),
+        (
+            "MisspecifiedEpsGood-Custom-v0",
+            {"L_m": 0.1, "bound_known": False},
+            InvalidParameterError,
+            "bound L_m = 0.1 is inconsistent with the means",
+        ),
+        (
+            "MisspecifiedEpsGood-Custom-v0",
+            {"features": np.eye(2), "means": [1.0, 0.0], "theta": [1.0, 0.0]},
+            InvalidParameterError,
+            "give theta= and deviation=, or means=, not both",
+        ),
+        (
+            "MisspecifiedEpsGood-Custom-v0",
+            {"features": np.eye(2), "theta": [1.0, 0.0]},
+            InvalidParameterError,
+            "give both theta= and deviation= (or means=)",
+        ),
+        (
+            "MisspecifiedEpsGood-Custom-v0",
+            {"means": [1.0, 0.0]},
+            InvalidParameterError,
+            "features= (a K×h array) is required",
+        ),
+        (
+            "MisspecifiedEpsGood-Custom-v0",
+            {
+                "features": np.eye(2),
+                "theta": [1.0, 0.0],
+                "deviation": [0.0, 0.1, 0.2],
+                "epsilon": 0.3,
+            },
+            InvalidParameterError,
+            "deviation must have one entry per arm (2); got shape (3,).",
+        ),
+        (
+            "MisspecifiedEpsGood-Custom-v0",
+            {"features": np.eye(2), "theta": [1.0, 0.0], "deviation": [0.0, 0.1]},
+            InvalidParameterError,
+            "epsilon= is required",
+        ),
+        (
+            "MisspecifiedEpsGood-Custom-v0",
+            {"task": "best_arm", "epsilon": 0.2},
+            InvalidParameterError,
+            "epsilon and multiplicative are keywords of task='all_eps_good'",
+        ),
+        (
+            "MisspecifiedEpsGood-Custom-v0",
+            {"features": np.eye(2), "theta": [1.0, 0.0], "deviation": [0.0, 0.7], "epsilon": 0.3},
+            InvalidInstanceError,
+            "have means within",
+        ),
+    ],
+)
 def test_bad_keywords(env_id, kwargs, error, message):
     with pytest.raises(error, match=re.escape(message)):
         gym.make(env_id, **kwargs)
@@ -385,8 +471,16 @@ def test_an_arm_on_the_threshold_names_the_deviation():
     x, th = adaptive_instance(8, 3, 1.0, 0.3, m=8)
     level = residual_deviation(x, x @ th, 1.0, 0.3, "adversarial").flip_level
     with pytest.raises(InvalidInstanceError, match="the adversarial deviation of size L_m"):
-        gym.make("MisspecifiedEpsGood-Adaptive-v0", d=8, m=8, m_tilde=3, x_tilde=1.0,
-                 epsilon=0.3, L_m=level, deviation="adversarial")
+        gym.make(
+            "MisspecifiedEpsGood-Adaptive-v0",
+            d=8,
+            m=8,
+            m_tilde=3,
+            x_tilde=1.0,
+            epsilon=0.3,
+            L_m=level,
+            deviation="adversarial",
+        )
 
 
 def test_catalogue_lists_the_new_ids():

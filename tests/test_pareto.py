@@ -482,10 +482,18 @@ def test_ape_width_terms_rebuild_ape_confidence(threshold: str) -> None:
     counts = np.array([1, 2, 3, 7, 50, 1000], dtype=float)
     ell = np.array([width.ell(n) for n in counts])
     inv = 1.0 / counts
-    rebuilt = width.scale * np.sqrt((width.c0 + ell[:, None] + ell[None, :])
-                                    * (inv[:, None] + inv[None, :]))
-    direct = ape_confidence(counts[:, None], counts[None, :], delta, sigma, threshold=threshold,
-                            n_arms=k, n_objectives=d)
+    rebuilt = width.scale * np.sqrt(
+        (width.c0 + ell[:, None] + ell[None, :]) * (inv[:, None] + inv[None, :])
+    )
+    direct = ape_confidence(
+        counts[:, None],
+        counts[None, :],
+        delta,
+        sigma,
+        threshold=threshold,
+        n_arms=k,
+        n_objectives=d,
+    )
     np.testing.assert_allclose(rebuilt, direct, rtol=1e-13)
 
 
@@ -502,14 +510,23 @@ def test_ape_width_terms_hand_values() -> None:
     assert ape_width_terms(0.5, 1.0, threshold="heuristic").c0 == pytest.approx(math.log(2))
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"threshold": "tight"}, "ape_width_terms: threshold must be one of"),
-    ({"delta": 0.0}, "delta must be a float in"),
-    ({"sigma": float("nan")}, "sigma must be a finite float"),
-    ({"n_objectives": 0}, "n_objectives must be an integer >= 1"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"threshold": "tight"}, "ape_width_terms: threshold must be one of"),
+        ({"delta": 0.0}, "delta must be a float in"),
+        ({"sigma": float("nan")}, "sigma must be a finite float"),
+        ({"n_objectives": 0}, "n_objectives must be an integer >= 1"),
+    ],
+)
 def test_ape_width_terms_rejects_bad_input(kwargs: dict, match: str) -> None:
-    args = {"delta": 0.1, "sigma": 1.0, "threshold": "union", "n_arms": 4, "n_objectives": 2,
-            **kwargs}
+    args = {
+        "delta": 0.1,
+        "sigma": 1.0,
+        "threshold": "union",
+        "n_arms": 4,
+        "n_objectives": 2,
+        **kwargs,
+    }
     with pytest.raises(InvalidParameterError, match=match):
         ape_width_terms(**args)

@@ -5,8 +5,15 @@ from bandit_envs import InvalidAnswerError, ProblemSpec, as_answer, grade
 
 
 def make_spec(**kw):
-    base = dict(task="best_arm", setting="fixed_confidence", n_arms=3, n_items=3, outcome_dim=1,
-                features=np.eye(3), delta=0.1)
+    base = dict(
+        task="best_arm",
+        setting="fixed_confidence",
+        n_arms=3,
+        n_items=3,
+        outcome_dim=1,
+        features=np.eye(3),
+        delta=0.1,
+    )
     base.update(kw)
     return ProblemSpec(**base)
 
@@ -26,9 +33,22 @@ def test_spec_is_frozen_and_arrays_read_only():
 
 def test_spec_fields_and_replace():
     spec = make_spec()
-    for name in ("task", "setting", "n_arms", "n_items", "outcome_dim", "features", "noise_std",
-                 "delta", "budget", "max_samples", "epsilon", "cost_thresholds", "link",
-                 "misspecification"):
+    for name in (
+        "task",
+        "setting",
+        "n_arms",
+        "n_items",
+        "outcome_dim",
+        "features",
+        "noise_std",
+        "delta",
+        "budget",
+        "max_samples",
+        "epsilon",
+        "cost_thresholds",
+        "link",
+        "misspecification",
+    ):
         assert hasattr(spec, name)
     assert spec.budget is None and spec.epsilon is None
     assert spec.fixed_confidence and not spec.fixed_budget

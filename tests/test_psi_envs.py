@@ -23,8 +23,12 @@ from bandit_envs.instances.pareto import (
 )
 from bandit_envs.pareto import psi_gaps
 
-PSI_IDS = ["LinearPSI-NoC-v0", "LinearPSI-Energy-v0", "LinearPSI-Synthetic-v0",
-           "LinearPSI-Custom-v0"]
+PSI_IDS = [
+    "LinearPSI-NoC-v0",
+    "LinearPSI-Energy-v0",
+    "LinearPSI-Synthetic-v0",
+    "LinearPSI-Custom-v0",
+]
 HAND = [[1.0, 0.0], [0.0, 1.0], [0.4, 0.4], [0.6, 0.6]]  # spec 000 §7 fact 10: S* = {0, 1, 3}
 # DESIGN §2.1 fixes the observation space to Box(-inf, inf): only these two notes are allowed.
 ALLOWED_WARNINGS = (
@@ -37,8 +41,10 @@ def data_file(name: str) -> Path:
     folder = os.environ.get("BANDIT_ENVS_DATA")
     path = Path(folder) / name if folder else None
     if path is None or not path.is_file():
-        pytest.skip(f"needs {name} in the folder named by BANDIT_ENVS_DATA (currently {folder!r}); "
-                    "see ../shared/data/README.md")
+        pytest.skip(
+            f"needs {name} in the folder named by BANDIT_ENVS_DATA (currently {folder!r}); "
+            "see ../shared/data/README.md"
+        )
     return path
 
 
@@ -63,7 +69,11 @@ def test_noc_reference_values_through_the_env():
     env = gym.make("LinearPSI-NoC-v0").unwrapped
     spec = env.problem
     assert (spec.task, spec.setting, spec.delta, spec.budget) == (
-        "pareto_set", "fixed_confidence", 0.1, None)
+        "pareto_set",
+        "fixed_confidence",
+        0.1,
+        None,
+    )
     assert (spec.n_arms, spec.outcome_dim, spec.feature_dim) == (259, 2, 4)
     assert spec.noise_std == 0.5 and spec.epsilon == 0.0 and spec.structure == "linear"
     c = env.complexity()
@@ -116,8 +126,9 @@ def test_energy_linear_and_raw_instances():
     assert c["H1"] == pytest.approx(3535.83, abs=0.01) and c["H2_lin"] == pytest.approx(2500.0)
     _, first, counts = np.unique(table[:, 8:], axis=0, return_index=True, return_counts=True)
     assert int((counts - 1).sum()) == 12
-    dup = np.flatnonzero((table[:, 8:][:, None, :] == table[first[counts > 1], 8:][None]).all(-1)
-                         .any(1))
+    dup = np.flatnonzero(
+        (table[:, 8:][:, None, :] == table[first[counts > 1], 8:][None]).all(-1).any(1)
+    )
     assert not set(dup.tolist()) & set(c["pareto_set"]) and (c["gaps"][dup] > 0.03).all()
     assert raw.model.ls_deviation > 1.0  # far from linear: a real misspecification
 
@@ -208,16 +219,21 @@ def test_custom_linear_unstructured_and_misspecified():
 
 def test_custom_epsilon_pareto_and_ill_posed_instances():
     tied = [[1.0, 0.5], [1.0, 0.5], [0.5, 1.0], [0.2, 0.2], [0.95, 0.45]]
-    with pytest.raises(InvalidInstanceError, match=re.escape(
-            "arms 0, 1 have the identical mean vector [1.0, 0.5]")) as err:
+    with pytest.raises(
+        InvalidInstanceError, match=re.escape("arms 0, 1 have the identical mean vector [1.0, 0.5]")
+    ) as err:
         gym.make("LinearPSI-Custom-v0", means=tied)
     assert "use ParetoSet(epsilon > 0)" in str(err.value)
     env = gym.make("LinearPSI-Custom-v0", means=tied, epsilon=0.1, sigma=0.0).unwrapped
     assert env.problem.epsilon == 0.1 and "H1_eps" in env.complexity()
     np.testing.assert_allclose(env.complexity()["gaps"][3:], [0.3, 0.05])
     # S* = {0, 1, 2}; arm 4 (gap 0.05 < epsilon) may be added, arm 3 (gap 0.3) may not
-    for answer, correct in [({0, 1, 2}, True), ({0, 1, 2, 4}, True), ({0, 1, 2, 3}, False),
-                            ({0, 2, 4}, False)]:
+    for answer, correct in [
+        ({0, 1, 2}, True),
+        ({0, 1, 2, 4}, True),
+        ({0, 1, 2, 3}, False),
+        ({0, 2, 4}, False),
+    ]:
         env.reset(seed=0)
         *_, info = env.step(env.stop_action(answer))
         assert info["correct"] is correct, answer
@@ -243,8 +259,9 @@ def test_gymnasium_check_env(env_id, setting):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         check_env(env.unwrapped, skip_render_check=False)
-    unexpected = [str(w.message) for w in caught
-                  if not any(a in str(w.message) for a in ALLOWED_WARNINGS)]
+    unexpected = [
+        str(w.message) for w in caught if not any(a in str(w.message) for a in ALLOWED_WARNINGS)
+    ]
     assert not unexpected, unexpected
 
 
@@ -276,35 +293,78 @@ def test_settings_and_seeding(env_id):
 @pytest.mark.parametrize(
     "env_id, kwargs, error, message",
     [
-        ("LinearPSI-NoC-v0", {"sigma": -1.0}, InvalidParameterError,
-         "LinearPSI-NoC-v0: sigma must be a finite float >= 0; got -1.0."),
-        ("LinearPSI-NoC-v0", {"sigma": [0.5, 0.5, 0.5]}, InvalidParameterError,
-         "LinearPSI-NoC-v0: sigma must be a float or have one entry per output (2); got shape "
-         "(3,)."),
-        ("LinearPSI-NoC-v0", {"sigma": "big"}, InvalidParameterError,
-         "LinearPSI-NoC-v0: sigma must be a numeric array; could not convert it"),
-        ("LinearPSI-NoC-v0", {"epsilon": -0.1}, InvalidParameterError,
-         "LinearPSI-NoC-v0: epsilon must be a finite float >= 0; got -0.1."),
-        ("LinearPSI-NoC-v0", {"delta": 1.5}, InvalidParameterError,
-         "LinearPSI-NoC-v0: delta must be a float in the open interval (0, 1); got 1.5."),
-        ("LinearPSI-NoC-v0", {"cov": [[1.0, 2.0], [2.0, 1.0]]}, InvalidParameterError,
-         "LinearPSI-NoC-v0: cov must be positive semi-definite (a covariance matrix); its "
-         "smallest eigenvalue is"),
+        (
+            "LinearPSI-NoC-v0",
+            {"sigma": -1.0},
+            InvalidParameterError,
+            "LinearPSI-NoC-v0: sigma must be a finite float >= 0; got -1.0.",
+        ),
+        (
+            "LinearPSI-NoC-v0",
+            {"sigma": [0.5, 0.5, 0.5]},
+            InvalidParameterError,
+            "LinearPSI-NoC-v0: sigma must be a float or have one entry per output (2); got shape "
+            "(3,).",
+        ),
+        (
+            "LinearPSI-NoC-v0",
+            {"sigma": "big"},
+            InvalidParameterError,
+            "LinearPSI-NoC-v0: sigma must be a numeric array; could not convert it",
+        ),
+        (
+            "LinearPSI-NoC-v0",
+            {"epsilon": -0.1},
+            InvalidParameterError,
+            "LinearPSI-NoC-v0: epsilon must be a finite float >= 0; got -0.1.",
+        ),
+        (
+            "LinearPSI-NoC-v0",
+            {"delta": 1.5},
+            InvalidParameterError,
+            "LinearPSI-NoC-v0: delta must be a float in the open interval (0, 1); got 1.5.",
+        ),
+        (
+            "LinearPSI-NoC-v0",
+            {"cov": [[1.0, 2.0], [2.0, 1.0]]},
+            InvalidParameterError,
+            "LinearPSI-NoC-v0: cov must be positive semi-definite (a covariance matrix); its "
+            "smallest eigenvalue is",
+        ),
         ("LinearPSI-NoC-v0", {"omega": 1}, TypeError, "unknown keyword 'omega'"),
-        ("LinearPSI-Energy-v0", {"means": "linearised"}, InvalidParameterError,
-         "LinearPSI-Energy-v0: means must be 'linear' (least-squares linearised) or 'raw' (the "
-         "data as such, mis-specified); got 'linearised'."),
-        ("LinearPSI-Energy-v0", {"means": "raw", "sigma": [0.1, -0.1]}, InvalidParameterError,
-         "LinearPSI-Energy-v0: sigma must be >= 0 (one standard deviation per objective); got "
-         "[0.1, -0.1]."),
-        ("LinearPSI-Synthetic-v0", {"K": 7}, InvalidParameterError,
-         "LinearPSI-Synthetic-v0: K must be an integer >= 8; got 7."),
-        ("LinearPSI-Synthetic-v0", {"K": 20.0}, InvalidParameterError,
-         "LinearPSI-Synthetic-v0: K must be an integer >= 8; got 20.0."),
-        ("LinearPSI-Synthetic-v0", {"instance_seed": -1}, InvalidParameterError,
-         "LinearPSI-Synthetic-v0: instance_seed must be an integer >= 0; got -1."),
-        ("LinearPSI-Synthetic-v0", {"n_arms": 20}, TypeError,
-         "unknown keyword 'n_arms'"),
+        (
+            "LinearPSI-Energy-v0",
+            {"means": "linearised"},
+            InvalidParameterError,
+            "LinearPSI-Energy-v0: means must be 'linear' (least-squares linearised) or 'raw' (the "
+            "data as such, mis-specified); got 'linearised'.",
+        ),
+        (
+            "LinearPSI-Energy-v0",
+            {"means": "raw", "sigma": [0.1, -0.1]},
+            InvalidParameterError,
+            "LinearPSI-Energy-v0: sigma must be >= 0 (one standard deviation per objective); got "
+            "[0.1, -0.1].",
+        ),
+        (
+            "LinearPSI-Synthetic-v0",
+            {"K": 7},
+            InvalidParameterError,
+            "LinearPSI-Synthetic-v0: K must be an integer >= 8; got 7.",
+        ),
+        (
+            "LinearPSI-Synthetic-v0",
+            {"K": 20.0},
+            InvalidParameterError,
+            "LinearPSI-Synthetic-v0: K must be an integer >= 8; got 20.0.",
+        ),
+        (
+            "LinearPSI-Synthetic-v0",
+            {"instance_seed": -1},
+            InvalidParameterError,
+            "LinearPSI-Synthetic-v0: instance_seed must be an integer >= 0; got -1.",
+        ),
+        ("LinearPSI-Synthetic-v0", {"n_arms": 20}, TypeError, "unknown keyword 'n_arms'"),
     ],
 )
 def test_bad_keywords(env_id, kwargs, error, message):
@@ -315,30 +375,50 @@ def test_bad_keywords(env_id, kwargs, error, message):
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        ({}, "LinearPSI-Custom-v0: features= (K×h) with theta= (h×d), or means= (K×d), is "
-             "required; e.g. gym.make('LinearPSI-Custom-v0', features=np.eye(3), "),
-        ({"means": HAND, "theta": np.eye(2)},
-         "LinearPSI-Custom-v0: give theta= (with features=) or means=, not both"),
+        (
+            {},
+            "LinearPSI-Custom-v0: features= (K×h) with theta= (h×d), or means= (K×d), is "
+            "required; e.g. gym.make('LinearPSI-Custom-v0', features=np.eye(3), ",
+        ),
+        (
+            {"means": HAND, "theta": np.eye(2)},
+            "LinearPSI-Custom-v0: give theta= (with features=) or means=, not both",
+        ),
         ({"theta": np.eye(2)}, "LinearPSI-Custom-v0: theta= needs features= (a K×h array"),
-        ({"features": np.eye(3), "theta": [1.0, 0.5, 0.2]},
-         "LinearPSI-Custom-v0: theta must be a 2-D array; got shape (3,). For one objective "
-         "pass a column (shape (h, 1) or (K, 1)), or use LinearBAI-Custom-v0"),
-        ({"features": np.eye(3), "theta": np.eye(2)},
-         "LinearPSI-Custom-v0: theta must have as many rows as features has columns (3); got "
-         "features of shape (3, 3) and theta of shape (2, 2)."),
-        ({"features": np.eye(3), "means": HAND},
-         "LinearPSI-Custom-v0: means must have one row per arm, like features (3 rows); got "
-         "features of shape (3, 3) and means of shape (4, 2)."),
-        ({"means": [[1.0, np.nan], [0.0, 1.0]]},
-         "LinearPSI-Custom-v0: means must be finite; 1 entries are NaN or infinite, the first at "
-         "index (0, 1)"),
-        ({"means": [[1.0, 0.0]]}, "LinearPSI-Custom-v0: the instance must have at least 2 arms "
-                                  "(rows); got 1."),
-        ({"means": HAND, "sigma": 0.3, "cov": np.eye(2)},
-         "LinearPSI-Custom-v0: give sigma or cov, not two different noise levels"),
-        ({"means": HAND, "cov": np.eye(3)},
-         "LinearPSI-Custom-v0: cov must be a square matrix with one row and column per output, "
-         "shape (2, 2); got shape (3, 3)."),
+        (
+            {"features": np.eye(3), "theta": [1.0, 0.5, 0.2]},
+            "LinearPSI-Custom-v0: theta must be a 2-D array; got shape (3,). For one objective "
+            "pass a column (shape (h, 1) or (K, 1)), or use LinearBAI-Custom-v0",
+        ),
+        (
+            {"features": np.eye(3), "theta": np.eye(2)},
+            "LinearPSI-Custom-v0: theta must have as many rows as features has columns (3); got "
+            "features of shape (3, 3) and theta of shape (2, 2).",
+        ),
+        (
+            {"features": np.eye(3), "means": HAND},
+            "LinearPSI-Custom-v0: means must have one row per arm, like features (3 rows); got "
+            "features of shape (3, 3) and means of shape (4, 2).",
+        ),
+        (
+            {"means": [[1.0, np.nan], [0.0, 1.0]]},
+            "LinearPSI-Custom-v0: means must be finite; 1 entries are NaN or infinite, the first "
+            "at "
+            "index (0, 1)",
+        ),
+        (
+            {"means": [[1.0, 0.0]]},
+            "LinearPSI-Custom-v0: the instance must have at least 2 arms (rows); got 1.",
+        ),
+        (
+            {"means": HAND, "sigma": 0.3, "cov": np.eye(2)},
+            "LinearPSI-Custom-v0: give sigma or cov, not two different noise levels",
+        ),
+        (
+            {"means": HAND, "cov": np.eye(3)},
+            "LinearPSI-Custom-v0: cov must be a square matrix with one row and column per output, "
+            "shape (2, 2); got shape (3, 3).",
+        ),
     ],
 )
 def test_custom_bad_arrays(kwargs, message):
@@ -351,15 +431,18 @@ def test_custom_bad_arrays(kwargs, message):
 
 def _child(code: str, data: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "BANDIT_ENVS_DATA": data}
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                          timeout=120)
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
+    )
 
 
 def test_gym_make_noc_in_a_fresh_interpreter():
     folder = str(data_file("noc_CM_log.csv").parent)
-    code = ("import gymnasium as gym; env = gym.make('bandit_envs:LinearPSI-NoC-v0'); "
-            "u = env.unwrapped; print(u.problem.n_arms, u.complexity()['pareto_set']); "
-            "import bandit_envs; print(gym.make('LinearPSI-NoC-v0').unwrapped.problem.delta)")
+    code = (
+        "import gymnasium as gym; env = gym.make('bandit_envs:LinearPSI-NoC-v0'); "
+        "u = env.unwrapped; print(u.problem.n_arms, u.complexity()['pareto_set']); "
+        "import bandit_envs; print(gym.make('LinearPSI-NoC-v0').unwrapped.problem.delta)"
+    )
     out = _child(code, folder)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split("\n")[:2] == ["259 (0, 140, 164, 180)", "0.1"]
@@ -370,17 +453,23 @@ def test_gym_make_noc_with_an_empty_data_folder_fails_helpfully(tmp_path):
     out = _child(code, str(tmp_path))
     assert out.returncode != 0
     last = out.stderr.strip().splitlines()[-1]
-    assert last.startswith("bandit_envs.errors.DataError: LinearPSI-NoC-v0 needs the NoC data set "
-                           "(spec 000 §5.3). bandit_envs.datasets: noc_CM_log.csv is not in the "
-                           f"folder {tmp_path} named by BANDIT_ENVS_DATA (this mode never "
-                           "downloads). Put noc_CM_log.csv there (from https://"), last
+    assert last.startswith(
+        "bandit_envs.errors.DataError: LinearPSI-NoC-v0 needs the NoC data set "
+        "(spec 000 §5.3). bandit_envs.datasets: noc_CM_log.csv is not in the "
+        f"folder {tmp_path} named by BANDIT_ENVS_DATA (this mode never "
+        "downloads). Put noc_CM_log.csv there (from https://"
+    ), last
 
 
 def test_empty_data_folder_in_process(tmp_path, monkeypatch):
     monkeypatch.setenv("BANDIT_ENVS_DATA", str(tmp_path))
-    with pytest.raises(DataError, match=re.escape(
+    with pytest.raises(
+        DataError,
+        match=re.escape(
             "LinearPSI-Energy-v0 needs the Energy efficiency data set (spec 000 §5.4). "
-            f"bandit_envs.datasets: energy_efficiency.csv is not in the folder {tmp_path}")):
+            f"bandit_envs.datasets: energy_efficiency.csv is not in the folder {tmp_path}"
+        ),
+    ):
         gym.make("LinearPSI-Energy-v0")
 
 

@@ -14,6 +14,7 @@ SCRIPT = Path(__file__).resolve().parents[1] / "docs" / "scripts" / "readme_cata
 def test_readme_catalogue_is_current():
     for env_id in ("LinearPSI-NoC-v0", "LinearPSI-Energy-v0"):
         skip_without_data(env_id)  # the compatibility matrix builds every id
-    out = subprocess.run([sys.executable, str(SCRIPT), "--check"], capture_output=True,
-                         text=True, timeout=300)
+    out = subprocess.run(
+        [sys.executable, str(SCRIPT), "--check"], capture_output=True, text=True, timeout=300
+    )
     assert out.returncode == 0, out.stderr

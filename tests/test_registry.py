@@ -12,8 +12,10 @@ from bandit_envs import IncompatibleAgentError, InvalidParameterError, UnknownNa
 
 
 def test_gym_make_with_module_prefix_in_a_fresh_interpreter():
-    code = ("import gymnasium as gym; env = gym.make('bandit_envs:LinearBAI-Soare-v0'); "
-            "print(env.unwrapped.problem.n_arms)")
+    code = (
+        "import gymnasium as gym; env = gym.make('bandit_envs:LinearBAI-Soare-v0'); "
+        "print(env.unwrapped.problem.n_arms)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "3"
 
@@ -29,13 +31,21 @@ def test_make_agent_and_errors():
     agent = registry.make_agent("Uniform", check_every=2)
     assert agent.check_every == 2
     assert repr(agent) == "Uniform(check_every=2, threshold='fixed_design')"
-    with pytest.raises(UnknownNameError, match=re.escape(
+    with pytest.raises(
+        UnknownNameError,
+        match=re.escape(
             "Unknown agent 'Unifrom'. Did you mean 'Uniform' or 'PSIUniform'? Known agents: "
-            "Uniform, ")):
+            "Uniform, "
+        ),
+    ):
         registry.make_agent("Unifrom")
-    with pytest.raises(InvalidParameterError, match=re.escape(
+    with pytest.raises(
+        InvalidParameterError,
+        match=re.escape(
             "make_agent: Uniform has no parameter(s) ['delta']; valid parameters are "
-            "['check_every', 'threshold'].")):
+            "['check_every', 'threshold']."
+        ),
+    ):
         registry.make_agent("Uniform", delta=0.1)
     with pytest.raises(UnknownNameError, match="Did you mean 'LinearBAI-Soare-v0'"):
         registry.make_env("LinearBAI-Soar-v0")
@@ -52,8 +62,10 @@ def test_bad_agent_parameter_is_reported_at_reset():
     from bandit_envs import run_episode
 
     env = gym.make("LinearBAI-Soare-v0")
-    with pytest.raises(InvalidParameterError, match=re.escape(
-            "Uniform: check_every must be an integer >= 1; got 0.")):
+    with pytest.raises(
+        InvalidParameterError,
+        match=re.escape("Uniform: check_every must be an integer >= 1; got 0."),
+    ):
         run_episode(env, registry.make_agent("Uniform", check_every=0), 0)
     with pytest.raises(InvalidParameterError, match="threshold must be 'fixed_design' or a number"):
         run_episode(env, registry.make_agent("Uniform", threshold="x"), 0)

@@ -70,10 +70,13 @@ for _entry in bandit_envs.ENVS:
     _FIRST.setdefault(_entry.family, _entry.id)
 
 
-@pytest.mark.parametrize("env_id", [
-    pytest.param(e.id, marks=() if _FIRST[e.family] == e.id else pytest.mark.slow)
-    for e in bandit_envs.ENVS
-])
+@pytest.mark.parametrize(
+    "env_id",
+    [
+        pytest.param(e.id, marks=() if _FIRST[e.family] == e.id else pytest.mark.slow)
+        for e in bandit_envs.ENVS
+    ],
+)
 def test_rgb_array_after_the_episode_ends(env_id):
     env, _, during = play(env_id)
     unwrapped = env.unwrapped
@@ -122,16 +125,22 @@ def test_sums_follow_both_pull_paths():
 
 def test_empirical_means_are_exact_without_noise():
     # linear: least squares from counts and sums recovers the means once the design spans R^h
-    lin = make("LinearBAI-Custom-v0", render_mode="rgb_array", sigma=0.0,
-               features=[[1.0, 0.0], [0.0, 1.0], [0.7, 0.7]], theta=[1.0, 0.4]).unwrapped
+    lin = make(
+        "LinearBAI-Custom-v0",
+        render_mode="rgb_array",
+        sigma=0.0,
+        features=[[1.0, 0.0], [0.0, 1.0], [0.7, 0.7]],
+        theta=[1.0, 0.4],
+    ).unwrapped
     lin.reset(seed=0)
     assert rendering.empirical_means(lin) is None
     lin.step(0)
     lin.step(1)
     np.testing.assert_allclose(rendering.empirical_means(lin), lin.model.means, atol=1e-12)
     # no linear structure: per-arm sample means, NaN for arms never pulled
-    con = make("ConstrainedMixed-Custom-v0", render_mode="rgb_array", sigma_r=0.0,
-               sigma_c=0.0).unwrapped
+    con = make(
+        "ConstrainedMixed-Custom-v0", render_mode="rgb_array", sigma_r=0.0, sigma_c=0.0
+    ).unwrapped
     con.reset(seed=0)
     con.step(2)
     est = rendering.empirical_means(con)
@@ -140,8 +149,9 @@ def test_empirical_means_are_exact_without_noise():
 
 
 def test_empirical_answer_maps_slacks_of_the_pulled_sub_problem():
-    env = make("ConstrainedMixed-Custom-v0", render_mode="rgb_array", sigma_r=0.0,
-               sigma_c=0.0).unwrapped
+    env = make(
+        "ConstrainedMixed-Custom-v0", render_mode="rgb_array", sigma_r=0.0, sigma_c=0.0
+    ).unwrapped
     env.reset(seed=0)
     for arm in range(env.n_arms):
         env.step(arm)
@@ -173,16 +183,22 @@ def test_renderer_pickles_without_its_figure_and_checks_its_mode():
     env.render()
     copy = pickle.loads(pickle.dumps(env._picture._renderer))
     assert copy._fig is None and copy.mode == "rgb_array"
-    with pytest.raises(bandit_envs.InvalidParameterError,
-                       match=re.escape("Renderer: mode must be 'rgb_array' or 'human'; got 'x'.")):
+    with pytest.raises(
+        bandit_envs.InvalidParameterError,
+        match=re.escape("Renderer: mode must be 'rgb_array' or 'human'; got 'x'."),
+    ):
         rendering.Renderer("x")
 
 
 def test_missing_matplotlib_names_the_plot_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # makes `import matplotlib` fail
-    with pytest.raises(ImportError, match=re.escape(
+    with pytest.raises(
+        ImportError,
+        match=re.escape(
             "LinearBAI-Soare-v0: render_mode='rgb_array' needs matplotlib to draw pictures; "
-            "install the plot extra with `pip install \"bandit-envs[plot]\"`")):
+            'install the plot extra with `pip install "bandit-envs[plot]"`'
+        ),
+    ):
         make("LinearBAI-Soare-v0", render_mode="rgb_array")
     make("LinearBAI-Soare-v0", render_mode="ansi")  # text rendering needs no matplotlib
 
@@ -211,7 +227,12 @@ HUMAN = textwrap.dedent("""
 
 
 def test_human_mode_headless_with_agg():
-    out = subprocess.run([sys.executable, "-c", HUMAN], capture_output=True, text=True,
-                         env={**os.environ, "MPLBACKEND": "Agg"}, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", HUMAN],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "MPLBACKEND": "Agg"},
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"

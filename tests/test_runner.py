@@ -50,7 +50,8 @@ def test_record_fields():
 def test_unwrapped_and_wrapped_envs_give_the_same_record():
     wrapped = gym.make("LinearBAI-Soare-v0", omega=0.3)
     assert strip(run_episode(wrapped, Uniform(), 9)) == strip(
-        run_episode(wrapped.unwrapped, Uniform(), 9))
+        run_episode(wrapped.unwrapped, Uniform(), 9)
+    )
 
 
 def test_fixed_budget_batch_equals_single_for_uniform_budget_split():
@@ -66,22 +67,33 @@ class DeclaresPareto:
     name = "ParetoOnly"
 
     def reset(self, spec, rng): ...
-    def select(self): return None
+    def select(self):
+        return None
+
     def observe(self, arm, outcome): ...
-    def recommend(self): return frozenset()
+    def recommend(self):
+        return frozenset()
 
 
 def test_incompatible_agent_is_refused_with_the_reason():
-    with pytest.raises(IncompatibleAgentError, match=re.escape(
+    with pytest.raises(
+        IncompatibleAgentError,
+        match=re.escape(
             "ParetoOnly cannot run on LinearBAI-Soare-v0: ParetoOnly solves ['pareto_set'], but "
-            "the problem's task is 'best_arm'.")):
+            "the problem's task is 'best_arm'."
+        ),
+    ):
         run_episode(gym.make("LinearBAI-Soare-v0"), DeclaresPareto(), 0)
 
 
 def test_uniform_refuses_a_budget_smaller_than_k():
-    with pytest.raises(InvalidParameterError, match=re.escape(
+    with pytest.raises(
+        InvalidParameterError,
+        match=re.escape(
             "Uniform: the budget (2) is smaller than the number of arms (3); round robin needs "
-            "at least one pull per arm.")):
+            "at least one pull per arm."
+        ),
+    ):
         run_episode(gym.make("LinearBAI-Soare-v0", budget=2), Uniform(), 0)
 
 
@@ -96,9 +108,12 @@ def test_runner_argument_errors():
 
     class OnePull:
         def reset(self, spec, rng): ...
-        def select(self): return 0
+        def select(self):
+            return 0
+
         def observe(self, arm, outcome): ...
-        def recommend(self): return frozenset({0})
+        def recommend(self):
+            return frozenset({0})
 
     with pytest.raises(InvalidParameterError, match="batch=True, but OnePull does not offer"):
         run_episode(env, OnePull(), 0, batch=True)
@@ -109,6 +124,10 @@ def test_batch_that_exceeds_budget_is_a_protocol_error():
         def select_batch(self):
             return np.full(self.n_arms, 100, dtype=np.int64)
 
-    with pytest.raises(AgentProtocolError, match=re.escape(
-            "Greedy.select_batch() asked for 300 pulls, but only 30 of the budget 30 remain.")):
+    with pytest.raises(
+        AgentProtocolError,
+        match=re.escape(
+            "Greedy.select_batch() asked for 300 pulls, but only 30 of the budget 30 remain."
+        ),
+    ):
         run_episode(gym.make("LinearBAI-Soare-v0", budget=30), Greedy(), 0)

@@ -44,8 +44,10 @@ def make(env_id, **kw):
         return gym.make(env_id, **{**CUSTOM_EXAMPLES.get(env_id, {}), **kw})
     except InvalidParameterError as exc:
         if env_id.endswith("-Custom-v0") and env_id not in CUSTOM_EXAMPLES:
-            pytest.fail(f"{env_id} has no default instance: add an example to CUSTOM_EXAMPLES "
-                        f"in {__file__} ({exc})")
+            pytest.fail(
+                f"{env_id} has no default instance: add an example to CUSTOM_EXAMPLES "
+                f"in {__file__} ({exc})"
+            )
         raise
 
 
@@ -63,8 +65,12 @@ def test_sb3_check_env(env_id, setting, wrapping):
 
 def test_every_family_is_covered():
     families = {entry.family for entry in registry.catalogue.ENVS}
-    assert {"linear best arm", "multi-output Pareto set", "all eps-good",
-            "constrained best mixed arm"} <= families
+    assert {
+        "linear best arm",
+        "multi-output Pareto set",
+        "all eps-good",
+        "constrained best mixed arm",
+    } <= families
 
 
 def test_ppo_trains_on_the_statistics_and_runs_as_an_agent():
@@ -97,8 +103,9 @@ def test_maskable_ppo_never_pulls_a_known_arm():
         return gym.make("ConstrainedMixed-Custom-v0", known_arms=(3, 4), budget=30)
 
     env = ActionMask(SufficientStatistics(build()))
-    model = contrib.MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=64, n_epochs=1, seed=0,
-                                device="cpu")
+    model = contrib.MaskablePPO(
+        "MlpPolicy", env, n_steps=64, batch_size=64, n_epochs=1, seed=0, device="cpu"
+    )
     model.learn(64)
     for seed in range(3):
         record = run_episode(build(), PolicyAgent(model, action_masks=True), seed)

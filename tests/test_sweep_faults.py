@@ -76,9 +76,12 @@ KILLER = f"{SelfKilling.__module__}:SelfKilling"
 def doomed_runs(sweep_seed: int, runs: int) -> list[int]:
     """The runs of SelfKilling on ENV that kill their process under ``sweep_seed``."""
     agent = AgentSetting(KILLER)
-    return [r for r in range(runs)
-            if first_draw(episode_seeds(episode_seed(sweep_seed, ENV, agent, r))[1])
-            < SelfKilling.KILL_BELOW]
+    return [
+        r
+        for r in range(runs)
+        if first_draw(episode_seeds(episode_seed(sweep_seed, ENV, agent, r))[1])
+        < SelfKilling.KILL_BELOW
+    ]
 
 
 def one_victim(runs: int) -> tuple[int, int]:
@@ -91,8 +94,9 @@ def one_victim(runs: int) -> tuple[int, int]:
 
 
 def strip(records):
-    return sorted(({k: v for k, v in r.items() if k != "wall_time"} for r in records),
-                  key=lambda r: r["key"])
+    return sorted(
+        ({k: v for k, v in r.items() if k != "wall_time"} for r in records), key=lambda r: r["key"]
+    )
 
 
 def expected_records(episodes, skip_key):
@@ -109,7 +113,8 @@ def check_worker_loss(result, folder, episodes, victim_key, how):
     assert error["key"] == victim_key
     assert error["error_type"] == "WorkerDied"
     assert error["error_message"].startswith(
-        f"the worker process died while running this episode ({how}"), error["error_message"]
+        f"the worker process died while running this episode ({how}"
+    ), error["error_message"]
     on_disk = read_results(folder)
     disk_keys = [r["key"] for r in on_disk]
     assert len(disk_keys) == len(set(disk_keys)) == len(keys)
@@ -130,8 +135,9 @@ def test_a_worker_killed_mid_episode_costs_only_that_episode(tmp_path, monkeypat
     victim_key = next(e.key for e in episodes if e.agent.name == KILLER and e.run == victim)
     folder = tmp_path / "killed"
     start = time.perf_counter()
-    result = sweep([ENV], agents, 12, seed=seed, out=folder, backend="process", n_jobs=2,
-                   progress=False)
+    result = sweep(
+        [ENV], agents, 12, seed=seed, out=folder, backend="process", n_jobs=2, progress=False
+    )
     assert time.perf_counter() - start < 30, "the sweep should not hang"
     assert result.ran == 24 and result.skipped == 0
     check_worker_loss(result, folder, episodes, victim_key, "killed by signal SIGKILL")
@@ -143,8 +149,9 @@ def test_a_worker_killed_mid_episode_costs_only_that_episode(tmp_path, monkeypat
     dropped = [json.loads(line)["key"] for line in lines if json.loads(line)["key"] != victim_key]
     dropped = dropped[-3:]
     path.write_text("".join(line for line in lines if json.loads(line)["key"] not in dropped))
-    again = sweep([ENV], agents, 12, seed=seed, out=folder, backend="process", n_jobs=2,
-                  progress=False)
+    again = sweep(
+        [ENV], agents, 12, seed=seed, out=folder, backend="process", n_jobs=2, progress=False
+    )
     assert again.ran == 3 and again.skipped == 21
     check_worker_loss(again, folder, episodes, victim_key, "killed by signal SIGKILL")
 
@@ -164,7 +171,8 @@ def test_workers_that_die_before_any_episode_stop_the_sweep_clearly(tmp_path, mo
     assert str(info.value) == (
         f"sweep: the worker processes died twice before starting any episode; 3 episode(s) "
         f"were not run (first: {keys}). The finished episodes are saved. Check that `python -c "
-        f'"import bandit_envs, agents, registry"` works, then run the sweep again to resume.')
+        f'"import bandit_envs, agents, registry"` works, then run the sweep again to resume.'
+    )
     assert isinstance(info.value, (RuntimeError, BanditEnvError))
     assert (folder / "results.jsonl").read_text() == ""
 
@@ -184,11 +192,16 @@ def test_a_lost_ray_worker_costs_only_that_episode(tmp_path, monkeypatch):
     folder = tmp_path / "ray"
     # Ray workers do not inherit the driver's sys.path: tell them where this module is
     paths = [str(TESTS), *filter(None, [os.environ.get("PYTHONPATH")])]
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-             runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(paths)}})
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        log_to_driver=False,
+        runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(paths)}},
+    )
     try:
-        result = sweep([ENV], agents, 8, seed=seed, out=folder, backend="ray", n_jobs=2,
-                       progress=False)
+        result = sweep(
+            [ENV], agents, 8, seed=seed, out=folder, backend="ray", n_jobs=2, progress=False
+        )
     finally:
         ray.shutdown()
     assert result.ran == 16
@@ -258,15 +271,27 @@ def test_a_full_disk_stops_the_sweep_and_resume_completes_it(tmp_path, monkeypat
     path.touch()
     disk = FullDisk(monkeypatch, path, after=4, how=how)
     with pytest.raises(ResultsWriteError) as info:
-        sweep(envs, ["Uniform"], 5, seed=4, out=folder, backend="serial", progress=False,
-              fsync_interval=0.0)
+        sweep(
+            envs,
+            ["Uniform"],
+            5,
+            seed=4,
+            out=folder,
+            backend="serial",
+            progress=False,
+            fsync_interval=0.0,
+        )
     error = info.value
-    kept = ("the partly written record may remain; the next run removes it"
-            if how == "write+truncate" else "the partly written record was removed")
+    kept = (
+        "the partly written record may remain; the next run removes it"
+        if how == "write+truncate"
+        else "the partly written record was removed"
+    )
     assert str(error) == (
         f"{path}: cannot write to the results file: No space left on device (ENOSPC). The 4 "
         f"record(s) before it are intact and {kept}. Free some space (or fix the file system), "
-        f"then run the same sweep again: it resumes where it stopped.")
+        f"then run the same sweep again: it resumes where it stopped."
+    )
     assert error.errno == errno.ENOSPC and isinstance(error, (OSError, BanditEnvError))
     assert isinstance(error.__cause__, OSError) and error.__cause__.errno == errno.ENOSPC
     data = path.read_bytes()
@@ -283,14 +308,20 @@ def test_a_full_disk_stops_the_sweep_and_resume_completes_it(tmp_path, monkeypat
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         if how == "write+truncate":
-            with pytest.warns(RuntimeWarning, match=re.escape(
+            with pytest.warns(
+                RuntimeWarning,
+                match=re.escape(
                     f"{path}: line 5, the last line is incomplete (an interrupted write); it was "
-                    f"removed and its episode will be run again.")):
-                again = sweep(envs, ["Uniform"], 5, seed=4, out=folder, backend="serial",
-                              progress=False)
+                    f"removed and its episode will be run again."
+                ),
+            ):
+                again = sweep(
+                    envs, ["Uniform"], 5, seed=4, out=folder, backend="serial", progress=False
+                )
         else:
-            again = sweep(envs, ["Uniform"], 5, seed=4, out=folder, backend="serial",
-                          progress=False)
+            again = sweep(
+                envs, ["Uniform"], 5, seed=4, out=folder, backend="serial", progress=False
+            )
     assert again.ran == 6 and again.skipped == 4
     keys = [r["key"] for r in read_results(folder)]
     assert len(keys) == len(set(keys)) == 10 == path.read_text().count("\n")
@@ -334,9 +365,11 @@ def test_a_cut_last_line_is_removed_with_a_warning_and_its_episode_rerun(six, ta
     path.write_bytes(b"".join(lines[:5]) + last)
     cut = path.read_bytes()
     # read_results and the report skip it with the same warning, and change nothing
-    skipped = re.escape(f"{path}: line 6, the last line is incomplete (an interrupted write); "
-                        f"it was skipped (the next run of the sweep removes it and runs its "
-                        f"episode again).")
+    skipped = re.escape(
+        f"{path}: line 6, the last line is incomplete (an interrupted write); "
+        f"it was skipped (the next run of the sweep removes it and runs its "
+        f"episode again)."
+    )
     with pytest.warns(RuntimeWarning, match=skipped):
         assert [r["key"] for r in read_results(folder)] == [r["key"] for r in records[:5]]
     with pytest.warns(RuntimeWarning, match=skipped):
@@ -344,11 +377,14 @@ def test_a_cut_last_line_is_removed_with_a_warning_and_its_episode_rerun(six, ta
     assert "| run 5" not in capsys.readouterr().out
     assert path.read_bytes() == cut
     # resume removes it, says so, and runs that one episode again
-    with pytest.warns(RuntimeWarning, match=re.escape(
+    with pytest.warns(
+        RuntimeWarning,
+        match=re.escape(
             f"{path}: line 6, the last line is incomplete (an interrupted write); it was "
-            f"removed and its episode will be run again.")):
-        again = sweep(ENVS4, ["Uniform"], 6, seed=2, out=folder, backend="serial",
-                      progress=False)
+            f"removed and its episode will be run again."
+        ),
+    ):
+        again = sweep(ENVS4, ["Uniform"], 6, seed=2, out=folder, backend="serial", progress=False)
     assert again.ran == 1 and again.skipped == 5
     keys = [json.loads(line)["key"] for line in path.read_text().splitlines()]
     assert keys == [r["key"] for r in records]
@@ -357,10 +393,14 @@ def test_a_cut_last_line_is_removed_with_a_warning_and_its_episode_rerun(six, ta
 
 @pytest.mark.parametrize(
     "bad, problem",
-    [(b"{not json", "is not valid JSON: '{not json'"),
-     (b'[1, 2]', 'is not a JSON object with a "key": \'[1, 2]\''),
-     (b'{"no": "key", "but": "a long line that the message shortens"}',
-      'is not a JSON object with a "key": \'{"no": "key", "but": "a long line that t...\'')],
+    [
+        (b"{not json", "is not valid JSON: '{not json'"),
+        (b"[1, 2]", "is not a JSON object with a \"key\": '[1, 2]'"),
+        (
+            b'{"no": "key", "but": "a long line that the message shortens"}',
+            'is not a JSON object with a "key": \'{"no": "key", "but": "a long line that t...\'',
+        ),
+    ],
 )
 def test_a_corrupt_middle_line_is_an_error_naming_file_and_line(six, bad, problem, capsys):
     folder, records = six
@@ -372,10 +412,13 @@ def test_a_corrupt_middle_line_is_an_error_naming_file_and_line(six, bad, proble
         f"{path}: line 3 {problem}, and 3 line(s) follow it. A crash only cuts the last line, "
         f"so something else changed the file (two sweeps writing into one folder at once, a "
         f"hand edit, a damaged disk); nothing was changed. Repair or delete line 3: its "
-        f"episode then runs again on resume.")
-    for call in (lambda: ResultsLog(path), lambda: read_results(folder),
-                 lambda: sweep(ENVS4, ["Uniform"], 6, seed=2, out=folder, backend="serial",
-                               progress=False)):
+        f"episode then runs again on resume."
+    )
+    for call in (
+        lambda: ResultsLog(path),
+        lambda: read_results(folder),
+        lambda: sweep(ENVS4, ["Uniform"], 6, seed=2, out=folder, backend="serial", progress=False),
+    ):
         with pytest.raises(CorruptResultsError) as info:
             call()
         assert str(info.value) == message
@@ -399,8 +442,17 @@ def test_a_key_recorded_twice_counts_once_with_its_last_record(six):
     on_disk = read_results(folder)
     assert len(on_disk) == 6 and len({r["key"] for r in on_disk}) == 6
     assert [r["key"] for r in on_disk] == [r["key"] for r in records[:1] + records[2:]] + [
-        records[1]["key"]]
+        records[1]["key"]
+    ]
     assert on_disk[-1]["status"] == "error"
-    again = sweep(ENVS4, ["Uniform"], 6, seed=2, out=folder, backend="serial", progress=False,
-                  retry_errors=True)
+    again = sweep(
+        ENVS4,
+        ["Uniform"],
+        6,
+        seed=2,
+        out=folder,
+        backend="serial",
+        progress=False,
+        retry_errors=True,
+    )
     assert again.ran == 1 and strip(read_results(folder)) == strip(records)

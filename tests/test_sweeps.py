@@ -33,8 +33,10 @@ ENVS = [
 ]
 AGENTS = ["Uniform", {"name": "Uniform", "kwargs": {"check_every": 5}}]
 # the backend-equivalence sweep: 2 agents x 2 envs x 50 runs
-EQUIV_ENVS = [{"id": "LinearBAI-Soare-v0", "kwargs": {"omega": 0.5}},
-              {"id": "LinearBAI-Basis-v0", "kwargs": {"gap": 0.5, "d": 3}}]
+EQUIV_ENVS = [
+    {"id": "LinearBAI-Soare-v0", "kwargs": {"omega": 0.5}},
+    {"id": "LinearBAI-Basis-v0", "kwargs": {"gap": 0.5, "d": 3}},
+]
 EQUIV_AGENTS = ["Uniform", "RAGE"]
 
 
@@ -48,27 +50,44 @@ def strip(records):
 
 
 def test_plan_expands_grids_and_derives_seeds_independently_of_order():
-    episodes = plan([{"id": "LinearBAI-Soare-v0", "grid": {"delta": [0.05, 0.01], "d": [2, 3]}}],
-                    ["Uniform"], runs=3, seed=7)
+    episodes = plan(
+        [{"id": "LinearBAI-Soare-v0", "grid": {"delta": [0.05, 0.01], "d": [2, 3]}}],
+        ["Uniform"],
+        runs=3,
+        seed=7,
+    )
     assert len(episodes) == 12
     labels = {e.env.label for e in episodes}
-    assert 'LinearBAI-Soare-v0(d=3, delta=0.01)' in labels
+    assert "LinearBAI-Soare-v0(d=3, delta=0.01)" in labels
     e = episodes[5]
     assert e.seed == episode_seed(7, e.env, e.agent, e.run)
-    reordered = plan([{"id": "LinearBAI-Soare-v0", "grid": {"d": [3, 2], "delta": [0.01, 0.05]}}],
-                     ["Uniform"], runs=3, seed=7)
+    reordered = plan(
+        [{"id": "LinearBAI-Soare-v0", "grid": {"d": [3, 2], "delta": [0.01, 0.05]}}],
+        ["Uniform"],
+        runs=3,
+        seed=7,
+    )
     assert {x.key: x.seed for x in episodes} == {x.key: x.seed for x in reordered}
     assert len({x.seed for x in episodes}) == 12
-    other = plan([{"id": "LinearBAI-Soare-v0", "kwargs": {"d": 2, "delta": 0.05}}], ["Uniform"],
-                 1, seed=8)
+    other = plan(
+        [{"id": "LinearBAI-Soare-v0", "kwargs": {"d": 2, "delta": 0.05}}], ["Uniform"], 1, seed=8
+    )
     same_key = [x for x in episodes if x.key == other[0].key]
     assert len(same_key) == 1 and other[0].seed != same_key[0].seed  # another sweep seed
 
 
 def test_serial_and_process_backends_give_identical_records(tmp_path):
     serial = sweep(EQUIV_ENVS, EQUIV_AGENTS, 50, seed=3, backend="serial", progress=False).records
-    process = sweep(EQUIV_ENVS, EQUIV_AGENTS, 50, seed=3, backend="process", n_jobs=2,
-                    out=tmp_path / "p", progress=False).records
+    process = sweep(
+        EQUIV_ENVS,
+        EQUIV_AGENTS,
+        50,
+        seed=3,
+        backend="process",
+        n_jobs=2,
+        out=tmp_path / "p",
+        progress=False,
+    ).records
     assert len(serial) == 200 and all(r["status"] == "ok" for r in serial)
     assert {r["agent_label"] for r in serial} == {"Uniform", "RAGE"}
     assert strip(serial) == strip(process)
@@ -79,8 +98,9 @@ def test_ray_backend_gives_identical_records():
     ray = pytest.importorskip("ray", reason="the ray extra is not installed")
     serial = sweep(EQUIV_ENVS, EQUIV_AGENTS, 50, seed=3, backend="serial", progress=False).records
     try:
-        via_ray = sweep(EQUIV_ENVS, EQUIV_AGENTS, 50, seed=3, backend="ray", n_jobs=2,
-                        progress=False).records
+        via_ray = sweep(
+            EQUIV_ENVS, EQUIV_AGENTS, 50, seed=3, backend="ray", n_jobs=2, progress=False
+        ).records
     finally:
         ray.shutdown()
     assert strip(via_ray) == strip(serial)
@@ -145,9 +165,12 @@ def crashing_runs(sweep_seed, runs):
     from sweep_agents import FlakyUniform, first_draw
 
     agent = AgentSetting(FLAKY)
-    return [r for r in range(runs)
-            if first_draw(episode_seeds(episode_seed(sweep_seed, FLAKY_ENV, agent, r))[1])
-            < FlakyUniform.FAIL_BELOW]
+    return [
+        r
+        for r in range(runs)
+        if first_draw(episode_seeds(episode_seed(sweep_seed, FLAKY_ENV, agent, r))[1])
+        < FlakyUniform.FAIL_BELOW
+    ]
 
 
 @pytest.fixture
@@ -163,8 +186,16 @@ def one_crash(monkeypatch):
 
 def test_a_crashing_agent_leaves_one_error_record(tmp_path, one_crash):
     seed, bad_run = one_crash
-    result = sweep([FLAKY_ENV], [FLAKY, "Uniform"], 10, seed=seed, out=tmp_path / "flaky",
-                   backend="process", n_jobs=2, progress=False)
+    result = sweep(
+        [FLAKY_ENV],
+        [FLAKY, "Uniform"],
+        10,
+        seed=seed,
+        out=tmp_path / "flaky",
+        backend="process",
+        n_jobs=2,
+        progress=False,
+    )
     assert len(result.records) == 20
     (error,) = result.errors
     assert error["run"] == bad_run and error["agent_label"] == FLAKY
@@ -181,9 +212,26 @@ def test_a_crashing_agent_leaves_one_error_record(tmp_path, one_crash):
 def test_cli_run_exits_nonzero_after_a_crash_and_report_shows_it(tmp_path, one_crash, capsys):
     seed, bad_run = one_crash
     out = tmp_path / "cli"
-    code = main(["run", "--env", "LinearBAI-Soare-v0", "--env-kw", "omega=0.5", "--agent", FLAKY,
-                 "--runs", "10", "--seed", str(seed), "--out", str(out), "--backend", "serial",
-                 "--quiet"])
+    code = main(
+        [
+            "run",
+            "--env",
+            "LinearBAI-Soare-v0",
+            "--env-kw",
+            "omega=0.5",
+            "--agent",
+            FLAKY,
+            "--runs",
+            "10",
+            "--seed",
+            str(seed),
+            "--out",
+            str(out),
+            "--backend",
+            "serial",
+            "--quiet",
+        ]
+    )
     assert code == 1
     assert "1 episode(s) crashed" in capsys.readouterr().out
     assert main(["report", str(out)]) == 1
@@ -192,13 +240,14 @@ def test_cli_run_exits_nonzero_after_a_crash_and_report_shows_it(tmp_path, one_c
 
 def test_config_file_runs_resumes_and_reports(tmp_path, capsys):
     config = tmp_path / "c.toml"
-    config.write_text(textwrap.dedent(f"""
+    config.write_text(
+        textwrap.dedent(f"""
         description = "two settings"
         [sweep]
         runs = 6
         seed = 1
         backend = "serial"
-        out = "{tmp_path / 'from_config'}"
+        out = "{tmp_path / "from_config"}"
 
         [[env]]
         id = "LinearBAI-Soare-v0"
@@ -206,14 +255,25 @@ def test_config_file_runs_resumes_and_reports(tmp_path, capsys):
 
         [[agent]]
         name = "Uniform"
-    """))
+    """)
+    )
     assert main(["run", str(config), "--quiet"]) == 0
     first = capsys.readouterr().out
     assert "Fixed budget" in first and "budget=300" in first
     assert main(["run", str(config), "--quiet"]) == 0
     assert "skipped 12 already finished" in capsys.readouterr().err
-    assert main(["report", str(tmp_path / "from_config"), "--markdown",
-                 "--csv", str(tmp_path / "r.csv")]) == 0
+    assert (
+        main(
+            [
+                "report",
+                str(tmp_path / "from_config"),
+                "--markdown",
+                "--csv",
+                str(tmp_path / "r.csv"),
+            ]
+        )
+        == 0
+    )
     md = capsys.readouterr().out
     assert "| env | agent | budget |" in md
     assert (tmp_path / "r.csv").read_text().count("\n") == 13
@@ -225,22 +285,39 @@ def test_config_file_runs_resumes_and_reports(tmp_path, capsys):
 @pytest.mark.parametrize(
     "body, message",
     [
-        ('[[env]]\nid="LinearBAI-Soare-v0"\n[[agnet]]\nname="Uniform"',
-         "unknown key 'agnet' in the top level"),
-        ('[sweep]\nrun=3\n[[env]]\nid="LinearBAI-Soare-v0"\n[[agent]]\nname="Uniform"',
-         "unknown key 'run' in [sweep]"),
-        ('[[env]]\nid="LinearBAI-Soare-v0"\nkwarg={d=3}\n[[agent]]\nname="Uniform"',
-         "unknown key 'kwarg' in [[env]] #1"),
-        ('[[env]]\nid="LinearBAI-Soare-v0"\n[[agent]]\nname="Uniform"\ngrid={check_every=3}',
-         "grid axis 'check_every' of Uniform must be a non-empty list"),
-        ('[sweep]\nbackend="gpu"\n[[env]]\nid="LinearBAI-Soare-v0"\n[[agent]]\nname="Uniform"',
-         "[sweep] backend must be one of ['serial', 'process', 'ray']; got 'gpu'"),
-        ('[[env]]\nid="LinearBAI-Soare-v0"\nkwargs={delta=2.0}\n[[agent]]\nname="Uniform"',
-         "env setting #1 LinearBAI-Soare-v0(delta=2.0): LinearBAI-Soare-v0: delta must be a float"),
-        ('[[env]]\nid="LinearBAI-Soar-v0"\n[[agent]]\nname="Uniform"',
-         "env setting #1 LinearBAI-Soar-v0"),
-        ('[[env]]\nid="LinearBAI-Soare-v0"\n[[agent]]\nname="Unifrom"',
-         "Did you mean 'Uniform' or 'PSIUniform'?"),
+        (
+            '[[env]]\nid="LinearBAI-Soare-v0"\n[[agnet]]\nname="Uniform"',
+            "unknown key 'agnet' in the top level",
+        ),
+        (
+            '[sweep]\nrun=3\n[[env]]\nid="LinearBAI-Soare-v0"\n[[agent]]\nname="Uniform"',
+            "unknown key 'run' in [sweep]",
+        ),
+        (
+            '[[env]]\nid="LinearBAI-Soare-v0"\nkwarg={d=3}\n[[agent]]\nname="Uniform"',
+            "unknown key 'kwarg' in [[env]] #1",
+        ),
+        (
+            '[[env]]\nid="LinearBAI-Soare-v0"\n[[agent]]\nname="Uniform"\ngrid={check_every=3}',
+            "grid axis 'check_every' of Uniform must be a non-empty list",
+        ),
+        (
+            '[sweep]\nbackend="gpu"\n[[env]]\nid="LinearBAI-Soare-v0"\n[[agent]]\nname="Uniform"',
+            "[sweep] backend must be one of ['serial', 'process', 'ray']; got 'gpu'",
+        ),
+        (
+            '[[env]]\nid="LinearBAI-Soare-v0"\nkwargs={delta=2.0}\n[[agent]]\nname="Uniform"',
+            "env setting #1 LinearBAI-Soare-v0(delta=2.0): LinearBAI-Soare-v0: delta must be a "
+            "float",
+        ),
+        (
+            '[[env]]\nid="LinearBAI-Soar-v0"\n[[agent]]\nname="Uniform"',
+            "env setting #1 LinearBAI-Soar-v0",
+        ),
+        (
+            '[[env]]\nid="LinearBAI-Soare-v0"\n[[agent]]\nname="Unifrom"',
+            "Did you mean 'Uniform' or 'PSIUniform'?",
+        ),
         ('[[env]]\nid="LinearBAI-Soare-v0"', "no [[agent]] entry"),
         ("not toml [", "not valid TOML"),
     ],
@@ -255,8 +332,9 @@ def test_invalid_configs_exit_2_naming_the_key(tmp_path, capsys, body, message):
 
 def test_resuming_into_a_folder_of_another_sweep_is_refused(tmp_path):
     sweep(ENVS[:1], ["Uniform"], 2, out=tmp_path / "x", backend="serial", progress=False)
-    with pytest.raises(InvalidParameterError,
-                       match=r"holds a different sweep \(it differs in \['runs'\]\)"):
+    with pytest.raises(
+        InvalidParameterError, match=r"holds a different sweep \(it differs in \['runs'\]\)"
+    ):
         sweep(ENVS[:1], ["Uniform"], 3, out=tmp_path / "x", backend="serial", progress=False)
 
 
@@ -280,9 +358,21 @@ def test_clopper_pearson_known_values():
 
 
 def test_delta_violation_is_flagged():
-    records = [dict(key=f"k{i}", env_label="E", agent_label="A", status="ok", samples=10,
-                    correct=i >= 30, wall_time=0.0, delta=0.05, budget=None, lower_bound=None)
-               for i in range(100)]
+    records = [
+        dict(
+            key=f"k{i}",
+            env_label="E",
+            agent_label="A",
+            status="ok",
+            samples=10,
+            correct=i >= 30,
+            wall_time=0.0,
+            delta=0.05,
+            budget=None,
+            lower_bound=None,
+        )
+        for i in range(100)
+    ]
     row = summarize(records)[0]
     assert row["violation"] and row["ci_low"] > 0.05
     assert "DELTA VIOLATION: A on E" in report(records)
@@ -291,15 +381,27 @@ def test_delta_violation_is_flagged():
 def test_pooling_reports_an_instance_family_as_one_row_with_f1():
     def rec(seed, run, correct, f1, bound):
         kwargs = {"d": 8, "instance_seed": seed}
-        return dict(key=f"{seed}-{run}", env_id="E", env_kwargs=kwargs,
-                    env_label=f"E(d=8, instance_seed={seed})", agent_label="A", status="ok",
-                    samples=100 * (seed + 1), correct=correct, f1=f1, wall_time=0.0,
-                    delta=0.05, budget=None, lower_bound=bound)
+        return dict(
+            key=f"{seed}-{run}",
+            env_id="E",
+            env_kwargs=kwargs,
+            env_label=f"E(d=8, instance_seed={seed})",
+            agent_label="A",
+            status="ok",
+            samples=100 * (seed + 1),
+            correct=correct,
+            f1=f1,
+            wall_time=0.0,
+            delta=0.05,
+            budget=None,
+            lower_bound=bound,
+        )
 
-    records = [rec(0, 0, True, 1.0, 10.0), rec(0, 1, False, 0.5, 10.0),
-               rec(1, 0, True, 1.0, 30.0)]
-    assert [r["env"] for r in summarize(records)] == ["E(d=8, instance_seed=0)",
-                                                      "E(d=8, instance_seed=1)"]
+    records = [rec(0, 0, True, 1.0, 10.0), rec(0, 1, False, 0.5, 10.0), rec(1, 0, True, 1.0, 30.0)]
+    assert [r["env"] for r in summarize(records)] == [
+        "E(d=8, instance_seed=0)",
+        "E(d=8, instance_seed=1)",
+    ]
     (row,) = summarize(records, pool=["instance_seed"])
     assert row["env"] == "E(d=8)" and row["runs"] == 3
     assert row["samples_mean"] == pytest.approx(400 / 3)
@@ -318,8 +420,14 @@ def test_pooling_reports_an_instance_family_as_one_row_with_f1():
 def test_plots_are_valid_pngs(tmp_path, capsys):
     pytest.importorskip("matplotlib", reason="the plot extra is not installed")
     folder = tmp_path / "plots"
-    sweep([ENVS[0], {"id": "LinearBAI-Soare-v0", "grid": {"budget": [30, 90, 300]}}],
-          AGENTS, 20, out=folder, backend="serial", progress=False)
+    sweep(
+        [ENVS[0], {"id": "LinearBAI-Soare-v0", "grid": {"budget": [30, 90, 300]}}],
+        AGENTS,
+        20,
+        out=folder,
+        backend="serial",
+        progress=False,
+    )
     assert main(["plot", str(folder)]) == 0
     paths = [Path(p) for p in capsys.readouterr().out.split()]
     names = {p.name.split("_LinearBAI")[0] for p in paths}

@@ -18,14 +18,18 @@ def test_uniform_passes_check_agent():
     results = check_agent(Uniform())
     assert all(r.status in ("passed", "skipped") for r in results), results
     assert {r.check for r in results if r.status == "passed"} >= {
-        "check_batch_equivalence", "check_global_rng", "check_no_peeking"}
+        "check_batch_equivalence",
+        "check_global_rng",
+        "check_no_peeking",
+    }
 
 
 def test_threshold_formula():
     # beta(j, delta) = log((K-1) pi^2 j^2 / (12 delta))
     assert fixed_design_threshold(1, 0.05, 3) == pytest.approx(np.log(2 * np.pi**2 / 0.6))
-    assert fixed_design_threshold(10, 0.05, 3) - fixed_design_threshold(1, 0.05, 3) == \
-        pytest.approx(2 * np.log(10))
+    assert fixed_design_threshold(10, 0.05, 3) - fixed_design_threshold(
+        1, 0.05, 3
+    ) == pytest.approx(2 * np.log(10))
 
 
 def test_glr_statistic_by_hand():

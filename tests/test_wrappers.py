@@ -64,14 +64,16 @@ def test_gymnasium_check_env(env_id, setting, wrapping):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         check_env(env, skip_render_check=True)
-    unexpected = [str(w.message) for w in caught
-                  if not any(a in str(w.message) for a in ALLOWED_WARNINGS)]
+    unexpected = [
+        str(w.message) for w in caught if not any(a in str(w.message) for a in ALLOWED_WARNINGS)
+    ]
     assert not unexpected, unexpected
 
 
 def test_wrapped_spec_remakes_the_same_stack():
-    env = ActionMask(SufficientStatistics(make("LinearBAI-Soare-v0", budget=20), ridge=2.0),
-                     early_stop=False)
+    env = ActionMask(
+        SufficientStatistics(make("LinearBAI-Soare-v0", budget=20), ridge=2.0), early_stop=False
+    )
     again = env.spec.make()
     assert isinstance(again, ActionMask) and not again.early_stop
     assert isinstance(again.env, SufficientStatistics) and again.env.statistics.ridge == 2.0
@@ -96,12 +98,15 @@ def direct_statistics(features, arms, outcomes, batch_counts, batch_sums, k, rid
     return counts, means, (theta[:, 0] if m == 1 else theta), inverse
 
 
-@pytest.mark.parametrize("env_id, kw", [
-    ("LinearBAI-Soare-v0", {"budget": 400}),
-    ("LinearPSI-Synthetic-v0", {"K": 12}),                        # m = 2, h = 8 > rank at first
-    ("LinearEpsGood-FreeWilson-v0", {}),                           # rank-deficient (16 of 21)
-    ("ConstrainedMixed-Custom-v0", {"known_arms": (4,)}),          # no features, m = 2
-])
+@pytest.mark.parametrize(
+    "env_id, kw",
+    [
+        ("LinearBAI-Soare-v0", {"budget": 400}),
+        ("LinearPSI-Synthetic-v0", {"K": 12}),  # m = 2, h = 8 > rank at first
+        ("LinearEpsGood-FreeWilson-v0", {}),  # rank-deficient (16 of 21)
+        ("ConstrainedMixed-Custom-v0", {"known_arms": (4,)}),  # no features, m = 2
+    ],
+)
 def test_statistics_equal_a_direct_computation(env_id, kw):
     ridge = 0.5
     raw = make(env_id, **kw)
@@ -130,7 +135,8 @@ def test_statistics_equal_a_direct_computation(env_id, kw):
             arms.append(int(arm))
             outcomes.append(outcome)
     counts, means, theta, inverse = direct_statistics(
-        features, np.array(arms), np.array(outcomes), batch_counts, batch_sums, k, ridge)
+        features, np.array(arms), np.array(outcomes), batch_counts, batch_sums, k, ridge
+    )
     got = env.statistics.unflatten(obs)
     np.testing.assert_allclose(got["counts"], counts / 100)
     np.testing.assert_allclose(got["means"], means, rtol=1e-12, atol=1e-12)
@@ -198,11 +204,14 @@ def test_single_pulls_update_incrementally(monkeypatch):
     assert env.statistics.t == 300
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"ridge": 0.0}, "ridge must be a finite number > 0; got 0.0"),
-    ({"horizon": -3}, "horizon must be a finite number > 0; got -3"),
-    ({"horizon": float("nan")}, "horizon must be a finite number > 0; got nan"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"ridge": 0.0}, "ridge must be a finite number > 0; got 0.0"),
+        ({"horizon": -3}, "horizon must be a finite number > 0; got -3"),
+        ({"horizon": float("nan")}, "horizon must be a finite number > 0; got nan"),
+    ],
+)
 def test_bad_statistics_arguments(kwargs, message):
     with pytest.raises(InvalidParameterError, match=message):
         SufficientStatistics(make("LinearBAI-Soare-v0"), **kwargs)
@@ -225,14 +234,15 @@ def test_unflatten_checks_the_shape():
 
 
 def test_known_arms_are_masked_and_masked_sampling_never_pulls_them():
-    env = ActionMask(SufficientStatistics(make("ConstrainedMixed-Custom-v0", known_arms=(1, 3),
-                                               budget=40)))
+    env = ActionMask(
+        SufficientStatistics(make("ConstrainedMixed-Custom-v0", known_arms=(1, 3), budget=40))
+    )
     _, info = env.reset(seed=0)
     k, n_items = env.unwrapped.n_arms, env.unwrapped.n_items
     mask = env.action_masks()
     assert mask.shape == (k + 1 + 2 * n_items,)
-    np.testing.assert_array_equal(mask[:k + 1], [True, False, True, False, True, True])
-    assert mask[k + 1:].all()
+    np.testing.assert_array_equal(mask[: k + 1], [True, False, True, False, True, True])
+    assert mask[k + 1 :].all()
     np.testing.assert_array_equal(info["action_mask"], mask)
     env.action_space.seed(0)
     sizes = env.action_space.nvec
@@ -250,10 +260,10 @@ def test_budget_spent_masks_every_arm_and_early_stop_false_masks_stop():
     env = ActionMask(make("LinearBAI-Soare-v0", budget=2), early_stop=False)
     env.reset(seed=0)
     k = env.unwrapped.n_arms
-    np.testing.assert_array_equal(env.action_masks()[:k + 1], [True] * k + [False])
+    np.testing.assert_array_equal(env.action_masks()[: k + 1], [True] * k + [False])
     env.step(0)
     _, _, _, _, info = env.step(1)
-    np.testing.assert_array_equal(info["action_mask"][:k + 1], [False] * k + [True])
+    np.testing.assert_array_equal(info["action_mask"][: k + 1], [False] * k + [True])
 
 
 def test_discrete_mask_and_the_mask_function():
@@ -262,7 +272,8 @@ def test_discrete_mask_and_the_mask_function():
     np.testing.assert_array_equal(env.action_masks(), [False, True, True, True, True, True])
     spec = env.unwrapped.problem
     np.testing.assert_array_equal(
-        action_mask(spec, 0, discrete=True, mask_known_arms=False), [True] * 6)
+        action_mask(spec, 0, discrete=True, mask_known_arms=False), [True] * 6
+    )
 
 
 def test_mask_arguments_are_checked():
@@ -276,8 +287,9 @@ def test_mask_arguments_are_checked():
 
 
 def test_discrete_pulls_stop_answers_with_the_plug_in_rule():
-    env = DiscretePulls(make("LinearBAI-Custom-v0", features=np.eye(3), theta=[0.2, 1.0, 0.5],
-                             sigma=0.0))
+    env = DiscretePulls(
+        make("LinearBAI-Custom-v0", features=np.eye(3), theta=[0.2, 1.0, 0.5], sigma=0.0)
+    )
     assert env.action_space == gym.spaces.Discrete(4)
     env.reset(seed=0)
     for arm in (0, 1):
@@ -288,8 +300,11 @@ def test_discrete_pulls_stop_answers_with_the_plug_in_rule():
 
 
 def test_discrete_pulls_budget_spent_is_answered_by_the_recommender():
-    env = DiscretePulls(make("LinearPSI-Custom-v0", means=[[1.0, 0.0], [0.0, 1.0], [0.2, -0.1]],
-                             sigma=0.0, budget=3))
+    env = DiscretePulls(
+        make(
+            "LinearPSI-Custom-v0", means=[[1.0, 0.0], [0.0, 1.0], [0.2, -0.1]], sigma=0.0, budget=3
+        )
+    )
     env.reset(seed=0)
     for arm in (0, 1, 2):
         env.step(arm)

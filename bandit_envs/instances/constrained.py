@@ -78,18 +78,54 @@ TABLE1_C1 = (0.4, 0.6, 0.8, 1.0, 1.2, 1.4)
 TABLE1_C2 = (0.7, 0.9, 1.1, 1.3)
 #: Table 1 of the paper (spec 004 §4.2), rewards by (c_1 row, c_2 column).
 TABLE1: dict[str, tuple[tuple[float, ...], ...]] = {
-    "D1P": ((0.88, 0.80, 0.82, 0.66), (0.72, 1.02, 0.70, 0.54), (0.92, 0.74, 0.94, 0.84),
-            (0.76, 0.60, 0.56, 0.86), (0.98, 0.64, 0.68, 0.78), (0.62, 0.96, 0.90, 0.58)),
-    "D1I": ((0.84, 1.02, 0.74, 0.76), (0.84, 0.88, 0.96, 0.90), (0.90, 0.98, 0.92, 0.80),
-            (0.98, 0.98, 0.90, 0.74), (0.94, 0.90, 0.88, 0.72), (0.78, 0.82, 0.88, 0.84)),
-    "D2P": ((0.08, 0.28, -0.02, 0.22), (0.20, 0.46, 0.54, 0.40), (0.42, 0.52, 0.80, 0.34),
-            (0.92, 0.78, 0.96, 0.70), (0.94, 0.76, 1.10, 0.86), (1.42, 1.16, 1.04, 1.24)),
-    "D2I": ((0.40, 0.18, 0.28, 0.14), (0.44, 0.54, 0.40, 0.32), (0.56, 0.52, 0.68, 0.64),
-            (0.84, 0.80, 0.82, 0.74), (0.94, 1.18, 1.02, 1.12), (1.42, 1.16, 1.24, 1.24)),
-    "D3P": ((1.04, 1.22, 1.28, 1.26), (0.98, 1.22, 1.60, 1.54), (1.26, 1.40, 1.88, 1.84),
-            (1.72, 1.76, 1.64, 1.92), (1.78, 1.70, 1.96, 2.08), (1.94, 2.30, 2.32, 2.50)),
-    "D3I": ((0.92, 1.12, 1.32, 1.42), (1.14, 1.42, 1.62, 1.68), (1.30, 1.70, 1.68, 2.06),
-            (1.46, 1.82, 2.02, 2.04), (1.84, 2.02, 2.12, 2.24), (2.06, 2.28, 2.32, 2.58)),
+    "D1P": (
+        (0.88, 0.80, 0.82, 0.66),
+        (0.72, 1.02, 0.70, 0.54),
+        (0.92, 0.74, 0.94, 0.84),
+        (0.76, 0.60, 0.56, 0.86),
+        (0.98, 0.64, 0.68, 0.78),
+        (0.62, 0.96, 0.90, 0.58),
+    ),
+    "D1I": (
+        (0.84, 1.02, 0.74, 0.76),
+        (0.84, 0.88, 0.96, 0.90),
+        (0.90, 0.98, 0.92, 0.80),
+        (0.98, 0.98, 0.90, 0.74),
+        (0.94, 0.90, 0.88, 0.72),
+        (0.78, 0.82, 0.88, 0.84),
+    ),
+    "D2P": (
+        (0.08, 0.28, -0.02, 0.22),
+        (0.20, 0.46, 0.54, 0.40),
+        (0.42, 0.52, 0.80, 0.34),
+        (0.92, 0.78, 0.96, 0.70),
+        (0.94, 0.76, 1.10, 0.86),
+        (1.42, 1.16, 1.04, 1.24),
+    ),
+    "D2I": (
+        (0.40, 0.18, 0.28, 0.14),
+        (0.44, 0.54, 0.40, 0.32),
+        (0.56, 0.52, 0.68, 0.64),
+        (0.84, 0.80, 0.82, 0.74),
+        (0.94, 1.18, 1.02, 1.12),
+        (1.42, 1.16, 1.24, 1.24),
+    ),
+    "D3P": (
+        (1.04, 1.22, 1.28, 1.26),
+        (0.98, 1.22, 1.60, 1.54),
+        (1.26, 1.40, 1.88, 1.84),
+        (1.72, 1.76, 1.64, 1.92),
+        (1.78, 1.70, 1.96, 2.08),
+        (1.94, 2.30, 2.32, 2.50),
+    ),
+    "D3I": (
+        (0.92, 1.12, 1.32, 1.42),
+        (1.14, 1.42, 1.62, 1.68),
+        (1.30, 1.70, 1.68, 2.06),
+        (1.46, 1.82, 2.02, 2.04),
+        (1.84, 2.02, 2.12, 2.24),
+        (2.06, 2.28, 2.32, 2.58),
+    ),
 }
 #: the bold cells of Table 1 (the paper's optimal supports), as (c_1 row, c_2 column).
 TABLE1_BOLD: dict[str, tuple[tuple[int, int], ...]] = {
@@ -145,8 +181,9 @@ def _env(
         raise InvalidParameterError(_reword(exc, "ConstrainedGaussian: ", who)) from None
     task = ConstrainedMixedSupport(thresholds)
     try:
-        return PureExplorationEnv(model, task, name=who, instance_info=info, **setting,
-                                  **env_kwargs)
+        return PureExplorationEnv(
+            model, task, name=who, instance_info=info, **setting, **env_kwargs
+        )
     except InvalidInstanceError as exc:
         raise InvalidInstanceError(_reword(exc, "ConstrainedMixedSupport: ", who)) from None
 
@@ -154,7 +191,7 @@ def _env(
 def _reword(exc: Exception, prefix: str, who: str) -> str:
     """The message of ``exc`` with its leading ``prefix`` replaced by ``who``."""
     text = str(exc)
-    return f"{who}: {text[len(prefix):]}" if text.startswith(prefix) else text
+    return f"{who}: {text[len(prefix) :]}" if text.startswith(prefix) else text
 
 
 def _sigmas(sigma_r: Any, sigma_c: Any, who: str) -> tuple[float, float]:
@@ -174,8 +211,7 @@ def table1_instance(name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """
     if name not in TABLE1:
         raise InvalidParameterError(
-            f"ConstrainedMixed-Table1-v0: instance must be one of {sorted(TABLE1)}; got "
-            f"{name!r}."
+            f"ConstrainedMixed-Table1-v0: instance must be one of {sorted(TABLE1)}; got {name!r}."
         )
     return np.array(TABLE1[name], dtype=np.float64).ravel(), _grid_costs(), np.ones(2)
 
@@ -223,8 +259,17 @@ def make_table1(
     sigma_r, sigma_c = _sigmas(sigma_r, sigma_c, who)
     rewards, costs, cbar = table1_instance(instance)
     info = {"instance": instance, "sigma_r": sigma_r, "sigma_c": sigma_c}
-    return _env(who, rewards, costs, cbar, sigma_r, sigma_c, info,
-                _setting(delta, budget, max_samples, TABLE1_BUDGET), env_kwargs)
+    return _env(
+        who,
+        rewards,
+        costs,
+        cbar,
+        sigma_r,
+        sigma_c,
+        info,
+        _setting(delta, budget, max_samples, TABLE1_BUDGET),
+        env_kwargs,
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -282,8 +327,17 @@ def make_hard(
     sigma_r, sigma_c = _sigmas(sigma_r, sigma_c, who)
     rewards, costs, cbar = hard_instance(k)
     info = {"K": k, "sigma_r": sigma_r, "sigma_c": sigma_c, "reconstruction": "H2r"}
-    return _env(who, rewards, costs, cbar, sigma_r, sigma_c, info,
-                _setting(delta, budget, max_samples, HARD_BUDGET), env_kwargs)
+    return _env(
+        who,
+        rewards,
+        costs,
+        cbar,
+        sigma_r,
+        sigma_c,
+        info,
+        _setting(delta, budget, max_samples, HARD_BUDGET),
+        env_kwargs,
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -293,17 +347,18 @@ def make_hard(
 #: its instances A1-A3, H1-H3 are only drawn in figures; these were built (spec 004 §4.5b) to
 #: show the behaviour the paper reports.
 L1_INSTANCES: dict[str, tuple[tuple[float, ...], tuple[float, ...]]] = {
-    "A1r": ((0.8, 1.2, 1.05, 0.6, 0.6, 1.0, 0.9, 0.9, 0.5, 0.7, 0.55, 0.85, 0.4, 0.5, 0.85, 1.0),
-            (0.9, 0.6, 0.85, 0.35, 1.75, 0.55, 1.25, 0.7, 1.6, 1.25, 0.4, 1.55, 1.7, 1.65, 1.1,
-             0.45)),
-    "A2r": ((0.95, 0.25, 1.2, 0.7, 0.65, 1.1, 1.0, 0.45, 0.45, 0.45, 1.0, 0.85, 0.75, 1.05, 0.6,
-             1.3),
-            (1.6, 0.65, 1.45, 1.0, 0.95, 1.75, 1.65, 0.35, 0.6, 0.5, 1.65, 1.1, 0.8, 1.55, 0.75,
-             1.3)),
-    "A3r": ((0.4, 0.9, 1.4, 1.0, 0.55, 0.85, 1.3, 0.65, 0.8, 1.05, 1.05, 0.55, 1.1, 0.65, 0.65,
-             0.55),
-            (0.5, 1.7, 1.6, 1.3, 0.45, 1.35, 1.8, 1.3, 1.05, 1.35, 1.65, 0.85, 1.35, 1.2, 1.15,
-             0.95)),
+    "A1r": (
+        (0.8, 1.2, 1.05, 0.6, 0.6, 1.0, 0.9, 0.9, 0.5, 0.7, 0.55, 0.85, 0.4, 0.5, 0.85, 1.0),
+        (0.9, 0.6, 0.85, 0.35, 1.75, 0.55, 1.25, 0.7, 1.6, 1.25, 0.4, 1.55, 1.7, 1.65, 1.1, 0.45),
+    ),
+    "A2r": (
+        (0.95, 0.25, 1.2, 0.7, 0.65, 1.1, 1.0, 0.45, 0.45, 0.45, 1.0, 0.85, 0.75, 1.05, 0.6, 1.3),
+        (1.6, 0.65, 1.45, 1.0, 0.95, 1.75, 1.65, 0.35, 0.6, 0.5, 1.65, 1.1, 0.8, 1.55, 0.75, 1.3),
+    ),
+    "A3r": (
+        (0.4, 0.9, 1.4, 1.0, 0.55, 0.85, 1.3, 0.65, 0.8, 1.05, 1.05, 0.55, 1.1, 0.65, 0.65, 0.55),
+        (0.5, 1.7, 1.6, 1.3, 0.45, 1.35, 1.8, 1.3, 1.05, 1.35, 1.65, 0.85, 1.35, 1.2, 1.15, 0.95),
+    ),
     "H1r": ((0.0, 1.05) + (0.2,) * 7 + (-1.0,) * 7, (0.0, 1.05) + (0.5,) * 7 + (1.6,) * 7),
     "H2r": ((0.0, 1.2) + (0.8,) * 14, (0.0, 1.2) + (0.9,) * 14),
 }
@@ -356,10 +411,23 @@ def make_l1(
         )
     sigma_r, sigma_c = _sigmas(sigma_r, sigma_c, who)
     rewards, costs = (np.array(v, dtype=np.float64) for v in L1_INSTANCES[instance])
-    info = {"instance": instance, "sigma_r": sigma_r, "sigma_c": sigma_c,
-            "reconstruction": instance}
-    return _env(who, rewards, costs[None, :], np.ones(1), sigma_r, sigma_c, info,
-                _setting(delta, budget, max_samples, L1_BUDGET), env_kwargs)
+    info = {
+        "instance": instance,
+        "sigma_r": sigma_r,
+        "sigma_c": sigma_c,
+        "reconstruction": instance,
+    }
+    return _env(
+        who,
+        rewards,
+        costs[None, :],
+        np.ones(1),
+        sigma_r,
+        sigma_c,
+        info,
+        _setting(delta, budget, max_samples, L1_BUDGET),
+        env_kwargs,
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -503,12 +571,13 @@ def make_random(
     who = "ConstrainedMixed-Random-v0"
     if isinstance(L, bool) or not isinstance(L, numbers.Integral) or L not in (1, 2):
         raise InvalidParameterError(
-            f"{who}: L must be 1 (the L = 1 generator) or 2 (the Appendix-C generator); got "
-            f"{L!r}."
+            f"{who}: L must be 1 (the L = 1 generator) or 2 (the Appendix-C generator); got {L!r}."
         )
     top = 3 if L == 2 else 2
-    if isinstance(family, bool) or not isinstance(family, numbers.Integral) or not (
-        1 <= family <= top
+    if (
+        isinstance(family, bool)
+        or not isinstance(family, numbers.Integral)
+        or not (1 <= family <= top)
     ):
         raise InvalidParameterError(
             f"{who}: family (the number of support arms) must be an integer in [1, {top}] for "
@@ -517,8 +586,13 @@ def make_random(
     sigma_r, sigma_c = _sigmas(sigma_r, sigma_c, who)
     instance_seed = check_positive_int(instance_seed, "instance_seed", who, minimum=0)
     rng = np.random.default_rng(instance_seed)
-    info: dict[str, Any] = {"L": int(L), "family": int(family), "sigma_r": sigma_r,
-                            "sigma_c": sigma_c, "instance_seed": instance_seed}
+    info: dict[str, Any] = {
+        "L": int(L),
+        "family": int(family),
+        "sigma_r": sigma_r,
+        "sigma_c": sigma_c,
+        "instance_seed": instance_seed,
+    }
     if L == 2:
         if K is not None and K != 24:
             raise InvalidParameterError(
@@ -542,8 +616,17 @@ def make_random(
         k = check_positive_int(16 if K is None else K, "K", who, minimum=3)
         rewards, costs, cbar, draws = l1_instance(k, int(family), rng)
         info.update({"K": k, "draws": draws})
-    return _env(who, rewards, costs, cbar, sigma_r, sigma_c, info,
-                _setting(delta, budget, max_samples, RANDOM_BUDGETS[int(L)]), env_kwargs)
+    return _env(
+        who,
+        rewards,
+        costs,
+        cbar,
+        sigma_r,
+        sigma_c,
+        info,
+        _setting(delta, budget, max_samples, RANDOM_BUDGETS[int(L)]),
+        env_kwargs,
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -595,8 +678,7 @@ def make_custom(
     """
     who = "ConstrainedMixed-Custom-v0"
     example = (
-        f"gym.make('{who}', rewards=[0.3, 1.2, 0.8], costs=[[0.2, 1.1, 0.6]], "
-        f"thresholds=[1.0])"
+        f"gym.make('{who}', rewards=[0.3, 1.2, 0.8], costs=[[0.2, 1.1, 0.6]], thresholds=[1.0])"
     )
     if rewards is None and costs is None:
         rewards, costs = _TOY_REWARDS, _TOY_COSTS
@@ -615,8 +697,22 @@ def make_custom(
                 f"shape {np.shape(thresholds)}."
             )
     sigma_r, sigma_c = _sigmas(sigma_r, sigma_c, who)
-    info = {"K": r.size, "L": c.shape[0], "known_arms": known_arms, "sigma_r": sigma_r,
-            "sigma_c": sigma_c}
-    return _env(who, r, c, cbar, sigma_r, sigma_c, info,
-                _setting(delta, budget, max_samples, CUSTOM_BUDGET), env_kwargs,
-                known_arms=known_arms)
+    info = {
+        "K": r.size,
+        "L": c.shape[0],
+        "known_arms": known_arms,
+        "sigma_r": sigma_r,
+        "sigma_c": sigma_c,
+    }
+    return _env(
+        who,
+        r,
+        c,
+        cbar,
+        sigma_r,
+        sigma_c,
+        info,
+        _setting(delta, budget, max_samples, CUSTOM_BUDGET),
+        env_kwargs,
+        known_arms=known_arms,
+    )

@@ -172,8 +172,10 @@ def _streams(instance_seed: int) -> tuple[np.random.Generator, np.random.Generat
 
 
 def _check_m_tilde(value: Any, low: int, high: int, who: str, why: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not (
-        low <= int(value) <= high
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Integral)
+        or not (low <= int(value) <= high)
     ):
         raise InvalidParameterError(
             f"{who}: m_tilde must be an integer in [{low}, {high}] ({why}); got {value!r}."
@@ -269,8 +271,9 @@ def adaptive_draw(
     x_mean = _positive(x_mean, "x_mean", who)
     x_std = check_nonnegative(x_std, "x_std", who)
     if not isinstance(paper_literal, (bool, np.bool_)):
-        raise InvalidParameterError(f"{who}: paper_literal must be True or False; got "
-                                    f"{paper_literal!r}.")
+        raise InvalidParameterError(
+            f"{who}: paper_literal must be True or False; got {paper_literal!r}."
+        )
     instance_seed = check_positive_int(instance_seed, "instance_seed", who, minimum=0)
     high = min(d - 1, 3 * m // 2 - 1)
     why = "at least one good arm, at least one disturbing arm, and theta_d = 0"
@@ -720,13 +723,17 @@ def make_custom(
         text = str(exc)
         for prefix in ("LinearGaussian: ", "MisspecifiedLinearGaussian: "):
             if text.startswith(prefix):
-                text = f"{who}: {text[len(prefix):]}"
+                text = f"{who}: {text[len(prefix) :]}"
         raise type(exc)(text) from None
     if model.n_arms < 2:
         raise InvalidParameterError(
             f"{who}: the instance must have at least 2 arms; got {model.n_arms}."
         )
     task = AllEpsilonGood(epsilon, multiplicative=bool(multiplicative))
-    info = {"kind": kind, "epsilon": epsilon, "multiplicative": bool(multiplicative),
-            "sigma": sigma}
+    info = {
+        "kind": kind,
+        "epsilon": epsilon,
+        "multiplicative": bool(multiplicative),
+        "sigma": sigma,
+    }
     return _env(model, task, who, info, delta, budget, DEFAULT_DELTA, env_kwargs)

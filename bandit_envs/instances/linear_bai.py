@@ -152,13 +152,18 @@ def make_basis(
     model = LinearGaussian(np.eye(d), theta, sigma)
     info = {"d": d, "gap": gap, "sigma": sigma}
     return PureExplorationEnv(
-        model, BestArm(), name=who, instance_info=info, **_setting(delta, budget, 0.1),
+        model,
+        BestArm(),
+        name=who,
+        instance_info=info,
+        **_setting(delta, budget, 0.1),
         **env_kwargs,
     )
 
 
-def sphere_instance(n_arms: int, d: int, gamma: float, instance_seed: int) -> tuple[np.ndarray,
-                                                                                    np.ndarray]:
+def sphere_instance(
+    n_arms: int, d: int, gamma: float, instance_seed: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Arms uniform on the unit sphere of R^d and θ = u + γ(v − u) for the two closest arms u, v.
 
     The construction of Tao, Blanco & Zhou (2018) used by PELEG's setting 2 (spec 003 §5.3):
@@ -205,9 +210,18 @@ def make_sphere(
     sigma = check_nonnegative(sigma, "sigma", who)
     arms, theta = sphere_instance(n_arms, d, gamma, instance_seed)
     model = LinearGaussian(arms, theta, sigma)
-    info = {"n_arms": n_arms, "d": d, "gamma": gamma, "sigma": sigma,
-            "instance_seed": instance_seed}
+    info = {
+        "n_arms": n_arms,
+        "d": d,
+        "gamma": gamma,
+        "sigma": sigma,
+        "instance_seed": instance_seed,
+    }
     return PureExplorationEnv(
-        model, BestArm(), name=who, instance_info=info, **_setting(delta, budget, 0.1),
+        model,
+        BestArm(),
+        name=who,
+        instance_info=info,
+        **_setting(delta, budget, 0.1),
         **env_kwargs,
     )

@@ -65,8 +65,14 @@ def _good(means: np.ndarray, epsilon: float) -> tuple[int, ...]:
     return tuple(int(i) for i in np.flatnonzero(mu >= mu.max() - epsilon))
 
 
-def _task(task: Any, epsilon: Any, multiplicative: Any, who: str, example: str,
-          hints: dict[str, float] | None = None) -> tuple[Task, dict[str, Any]]:
+def _task(
+    task: Any,
+    epsilon: Any,
+    multiplicative: Any,
+    who: str,
+    example: str,
+    hints: dict[str, float] | None = None,
+) -> tuple[Task, dict[str, Any]]:
     """The Custom ids' task: all ε-good arms (``epsilon`` required) or the best arm."""
     if task not in TASKS:
         raise InvalidParameterError(f"{who}: task must be one of {TASKS}; got {task!r}.")
@@ -86,15 +92,17 @@ def _task(task: Any, epsilon: Any, multiplicative: Any, who: str, example: str,
         raise InvalidParameterError(
             f"{who}: with multiplicative=True epsilon must be in (0, 1]; got {eps!r}."
         )
-    return (AllEpsilonGood(eps, multiplicative=multiplicative, hints=hints),
-            {"task": task, "epsilon": eps, "multiplicative": multiplicative})
+    return (
+        AllEpsilonGood(eps, multiplicative=multiplicative, hints=hints),
+        {"task": task, "epsilon": eps, "multiplicative": multiplicative},
+    )
 
 
 def _reprefix(exc: InvalidParameterError, who: str, *models: str) -> InvalidParameterError:
     text = str(exc)
     for prefix in models:
         if text.startswith(prefix + ": "):
-            text = f"{who}: {text[len(prefix) + 2:]}"
+            text = f"{who}: {text[len(prefix) + 2 :]}"
     return type(exc)(text)
 
 
@@ -178,14 +186,20 @@ def make_misspecified_adaptive(
     rng = np.random.default_rng([info["instance_seed"], 2])
     dev = residual_deviation(features, linear, level, eps, deviation, rng)
     means = linear + dev.deviation
-    model = MisspecifiedLinearGaussian(features, means[:, None], sigma,
-                                       bound=level if bound_known else None, theta=theta)
-    task = AllEpsilonGood(eps, hints={"m_hint": float(info["m"]),
-                                      "threshold_hint": info["x_mean"]})
+    model = MisspecifiedLinearGaussian(
+        features, means[:, None], sigma, bound=level if bound_known else None, theta=theta
+    )
+    task = AllEpsilonGood(eps, hints={"m_hint": float(info["m"]), "threshold_hint": info["x_mean"]})
     info.pop("paper_literal")
-    info.update(L_m=level, deviation=deviation, bound_known=bound_known, sigma=sigma,
-                target=dev.target, flip_level=dev.flip_level,
-                flipped=_good(means, eps) != _good(linear, eps))
+    info.update(
+        L_m=level,
+        deviation=deviation,
+        bound_known=bound_known,
+        sigma=sigma,
+        target=dev.target,
+        flip_level=dev.flip_level,
+        flipped=_good(means, eps) != _good(linear, eps),
+    )
     try:
         return _env(model, task, who, info, delta, budget, DEFAULT_DELTA, env_kwargs)
     except InvalidInstanceError as exc:
@@ -247,11 +261,16 @@ def make_misspecified_custom(
         InvalidInstanceError: an arm on the threshold (or a tied best arm for ``best_arm``).
     """
     who = "MisspecifiedEpsGood-Custom-v0"
-    example = (f"gym.make('{who}', features=np.eye(3), theta=[1.0, 0.9, 0.2], "
-               f"deviation=[0.0, 0.05, 0.0], epsilon=0.3)")
+    example = (
+        f"gym.make('{who}', features=np.eye(3), theta=[1.0, 0.9, 0.2], "
+        f"deviation=[0.0, 0.05, 0.0], epsilon=0.3)"
+    )
     if features is None and theta is None and deviation is None and means is None:
-        features, theta, deviation = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], [1.0, 0.2], [
-            0.0, 0.0, -0.4]
+        features, theta, deviation = (
+            [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]],
+            [1.0, 0.2],
+            [0.0, 0.0, -0.4],
+        )
         if task == "all_eps_good" and epsilon is None:
             epsilon = 0.15
     if features is None:
@@ -300,8 +319,9 @@ def make_misspecified_custom(
                 level = chebyshev_deviation(x, mu)[1]
             bound = level
             kind = "means"
-        model = MisspecifiedLinearGaussian(x, mu[:, None], sigma,
-                                           bound=bound if bound_known else None, theta=th)
+        model = MisspecifiedLinearGaussian(
+            x, mu[:, None], sigma, bound=bound if bound_known else None, theta=th
+        )
         if not bound_known:  # still refuse an inconsistent level, told or not
             MisspecifiedLinearGaussian(x, mu[:, None], sigma, bound=bound, theta=th)
     except InvalidParameterError as exc:
@@ -378,11 +398,14 @@ def make_logistic_adaptive(
         model = LogisticGLM(features, theta)
     except InvalidParameterError as exc:
         raise _reprefix(exc, who, "LogisticGLM") from None
-    task = AllEpsilonGood(eps_mean, hints={
-        "m_hint": float(info["m"]),
-        "threshold_hint": float(logistic.mean(x_m)),
-        "predictor_bound": bound,
-    })
+    task = AllEpsilonGood(
+        eps_mean,
+        hints={
+            "m_hint": float(info["m"]),
+            "threshold_hint": float(logistic.mean(x_m)),
+            "predictor_bound": bound,
+        },
+    )
     info.update(epsilon_mean=eps_mean, predictor_bound=bound)
     return _env(model, task, who, info, delta, budget, DEFAULT_DELTA, env_kwargs)
 
@@ -434,8 +457,10 @@ def make_logistic_custom(
         InvalidInstanceError: an arm on the threshold (or a tied best arm for ``best_arm``).
     """
     who = "LogisticEpsGood-Custom-v0"
-    example = (f"gym.make('{who}', features=np.eye(3), theta=[1.0, 0.5, -1.0], epsilon=0.15) or "
-               f"gym.make('{who}', means=[0.7, 0.6, 0.3], epsilon=0.15)")
+    example = (
+        f"gym.make('{who}', features=np.eye(3), theta=[1.0, 0.5, -1.0], epsilon=0.15) or "
+        f"gym.make('{who}', means=[0.7, 0.6, 0.3], epsilon=0.15)"
+    )
     if features is None and theta is None and means is None:
         features, theta = np.eye(3), [1.0, 0.5, -1.0]
         if task == "all_eps_good" and epsilon is None:

@@ -90,8 +90,7 @@ def _check_sigma(sigma: Any, who: str) -> Any:
     s = check_matrix(sigma, "sigma", who, ndim=1)
     if (s < 0).any():
         raise InvalidParameterError(
-            f"{who}: sigma must be >= 0 (one standard deviation per objective); got "
-            f"{s.tolist()!r}."
+            f"{who}: sigma must be >= 0 (one standard deviation per objective); got {s.tolist()!r}."
         )
     return s
 
@@ -105,13 +104,11 @@ def _renamed(exc: InvalidParameterError, who: str) -> InvalidParameterError:
     text = str(exc)
     for prefix in ("LinearGaussian: ", "MisspecifiedLinearGaussian: "):
         if text.startswith(prefix):
-            text = f"{who}: {text[len(prefix):]}"
+            text = f"{who}: {text[len(prefix) :]}"
     return type(exc)(text)
 
 
-def _linear_model(
-    features: Any, theta: Any, sigma: Any, cov: Any, who: str
-) -> LinearGaussian:
+def _linear_model(features: Any, theta: Any, sigma: Any, cov: Any, who: str) -> LinearGaussian:
     """``LinearGaussian`` with σ defaulting to :data:`DEFAULT_SIGMA` when no ``cov`` is given."""
     sigma = _check_sigma(sigma, who)
     if sigma is None and cov is None:

@@ -67,8 +67,9 @@ def _escape_bars(line: str) -> str:
     return "``".join(parts)
 
 
-def _process_docstring(app: Any, what: str, name: str, obj: Any, options: Any,
-                       lines: list[str]) -> None:
+def _process_docstring(
+    app: Any, what: str, name: str, obj: Any, options: Any, lines: list[str]
+) -> None:
     lines[:] = markdown_blocks_to_rst(lines)
 
 
@@ -94,18 +95,27 @@ def write_catalogues(folder: Path) -> None:
 
     folder.mkdir(parents=True, exist_ok=True)
     matrix = compatibility_matrix()
-    envs = ["# Environment catalogue", "",
-            "Generated from `bandit_envs.registration.ENVS` at every build of these docs "
-            f"({len(ENVS)} ids). Every id is registered with Gymnasium: "
-            "`gym.make(id, **keywords)`. Keywords marked *required* have no default.", ""]
+    envs = [
+        "# Environment catalogue",
+        "",
+        "Generated from `bandit_envs.registration.ENVS` at every build of these docs "
+        f"({len(ENVS)} ids). Every id is registered with Gymnasium: "
+        "`gym.make(id, **keywords)`. Keywords marked *required* have no default.",
+        "",
+    ]
     for entry in ENVS:
         module, _, attr = entry.entry_point.partition(":")
         factory = getattr(importlib.import_module(module), attr)
         agents = sorted(a for (a, e), (ok, _) in matrix.items() if e == entry.id and ok)
-        envs += [f"## `{entry.id}`", "",
-                 f"*{entry.family}* — task `{entry.task}`. {entry.summary}.", "",
-                 f"**Source**: {entry.source}" + (
-                     f" · **data**: {', '.join(entry.datasets)}" if entry.datasets else ""), ""]
+        envs += [
+            f"## `{entry.id}`",
+            "",
+            f"*{entry.family}* — task `{entry.task}`. {entry.summary}.",
+            "",
+            f"**Source**: {entry.source}"
+            + (f" · **data**: {', '.join(entry.datasets)}" if entry.datasets else ""),
+            "",
+        ]
         params = _signature_defaults(factory)
         if params:
             envs += ["| keyword | default |", "|---|---|"]
@@ -121,28 +131,46 @@ def write_catalogues(folder: Path) -> None:
         envs += [f"Factory: {{py:func}}`{module}.{attr}` (all keywords explained there).", ""]
     (folder / "envs.md").write_text("\n".join(envs), encoding="utf-8")
 
-    agents_md = ["# Agent catalogue", "",
-                 f"Generated from `registry.catalogue.AGENTS` at every build ({len(AGENTS)} "
-                 "agents). Build one with `registry.make_agent(name, **params)`.", ""]
+    agents_md = [
+        "# Agent catalogue",
+        "",
+        f"Generated from `registry.catalogue.AGENTS` at every build ({len(AGENTS)} "
+        "agents). Build one with `registry.make_agent(name, **params)`.",
+        "",
+    ]
     for entry in AGENTS:
         cls = entry.load()
         caps = cls.capabilities
         ids = sorted(e for (a, e), (ok, _) in matrix.items() if a == entry.name and ok)
-        agents_md += [f"## `{entry.name}`", "", f"{entry.summary}.", "",
-                      f"**Source**: {entry.source}", "",
-                      f"**Tasks**: {', '.join(sorted(caps.tasks))} · **settings**: "
-                      f"{', '.join(sorted(caps.settings))} · **structures**: "
-                      f"{', '.join(sorted(caps.structures))} · **batch path**: "
-                      f"{'yes' if caps.batch else 'no'}" + (" · **oracle**" if caps.oracle
-                                                            else ""), ""]
+        agents_md += [
+            f"## `{entry.name}`",
+            "",
+            f"{entry.summary}.",
+            "",
+            f"**Source**: {entry.source}",
+            "",
+            f"**Tasks**: {', '.join(sorted(caps.tasks))} · **settings**: "
+            f"{', '.join(sorted(caps.settings))} · **structures**: "
+            f"{', '.join(sorted(caps.structures))} · **batch path**: "
+            f"{'yes' if caps.batch else 'no'}" + (" · **oracle**" if caps.oracle else ""),
+            "",
+        ]
         params = _signature_defaults(cls.__init__)[1:]
         if params:
             agents_md += ["| parameter | default |", "|---|---|"]
             agents_md += [f"| `{n}` | `{_escape(d)}` |" for n, d in params]
             agents_md.append("")
-        agents_md += ["**Runs on**: " + (", ".join(f"`{e}`" for e in ids) if ids else
-                                         "no registered id (its task has no id yet)"), "",
-                      f"Class: {{py:class}}`{entry.entry_point.replace(':', '.')}`.", ""]
+        agents_md += [
+            "**Runs on**: "
+            + (
+                ", ".join(f"`{e}`" for e in ids)
+                if ids
+                else "no registered id (its task has no id yet)"
+            ),
+            "",
+            f"Class: {{py:class}}`{entry.entry_point.replace(':', '.')}`.",
+            "",
+        ]
     (folder / "agents.md").write_text("\n".join(agents_md), encoding="utf-8")
 
 

@@ -27,10 +27,16 @@ def table() -> str:
     rows = ["| family | ids | agents |", "|---|---|---|"]
     for family, entries in families.items():
         ids = [e.id for e in entries]
-        agents = [a.name for a in AGENTS
-                  if any(matrix.get((a.name, i), (False, ""))[0] for i in ids)]
-        rows.append(f"| {family} | " + ", ".join(f"`{i}`" for i in ids) + " | "
-                    + ", ".join(f"`{a}`" for a in agents) + " |")
+        agents = [
+            a.name for a in AGENTS if any(matrix.get((a.name, i), (False, ""))[0] for i in ids)
+        ]
+        rows.append(
+            f"| {family} | "
+            + ", ".join(f"`{i}`" for i in ids)
+            + " | "
+            + ", ".join(f"`{a}`" for a in agents)
+            + " |"
+        )
     return "\n".join(rows)
 
 
@@ -53,8 +59,11 @@ def main() -> int:
     new = render(text)
     if args.check:
         if new != text:
-            print("README.md's catalogue table is out of date: run "
-                  "python docs/scripts/readme_catalogue.py", file=sys.stderr)
+            print(
+                "README.md's catalogue table is out of date: run "
+                "python docs/scripts/readme_catalogue.py",
+                file=sys.stderr,
+            )
             return 1
         return 0
     README.write_text(new, encoding="utf-8")

@@ -90,8 +90,15 @@ class BenchmarkEnv:
         return hashlib.sha1("|".join(parts).encode()).hexdigest()
 
 
-def shuffled_instance(label: str, features: Any, theta: Any, *, delta: float = 0.05,
-                      sigma: float = 1.0, max_samples: int = 200_000) -> BenchmarkEnv:
+def shuffled_instance(
+    label: str,
+    features: Any,
+    theta: Any,
+    *,
+    delta: float = 0.05,
+    sigma: float = 1.0,
+    max_samples: int = 200_000,
+) -> BenchmarkEnv:
     """A ``LinearBAI-Custom-v0`` instance whose arms are listed in a fixed shuffled order.
 
     The order is the first permutation (seeds 0, 1, …) that puts the best arm neither first nor
@@ -111,9 +118,17 @@ def shuffled_instance(label: str, features: Any, theta: Any, *, delta: float = 0
         order = np.random.default_rng(seed).permutation(x.shape[0])
         if 0 < int(np.flatnonzero(order == best)[0]) < x.shape[0] - 1:
             break
-    return BenchmarkEnv(label, "LinearBAI-Custom-v0", {
-        "features": x[order], "theta": th, "sigma": sigma, "delta": delta,
-        "max_samples": max_samples})
+    return BenchmarkEnv(
+        label,
+        "LinearBAI-Custom-v0",
+        {
+            "features": x[order],
+            "theta": th,
+            "sigma": sigma,
+            "delta": delta,
+            "max_samples": max_samples,
+        },
+    )
 
 
 #: the three instances of the benchmark (fixed confidence, δ = 0.05, σ = 1, arms shuffled):
@@ -277,8 +292,11 @@ class GradeReport:
 
     def render(self) -> str:
         """The report as text."""
-        out = [f"== Grading {self.agent} ({self.source})", "",
-               "Protocol checks (agents.check_agent)"]
+        out = [
+            f"== Grading {self.agent} ({self.source})",
+            "",
+            "Protocol checks (agents.check_agent)",
+        ]
         width = max((len(r.check) for r in self.checks), default=10)
         for r in self.checks:
             mark = {"passed": "PASS", "failed": "FAIL", "skipped": "skip", "xfail": "xfail"}
@@ -295,8 +313,10 @@ class GradeReport:
             out.append(_table(self.rows))
             out += ["", "Points per instance"]
             for s in self.env_scores:
-                out.append(f"  {s.env:22} correctness {s.correctness:5.1f}  efficiency "
-                           f"{s.efficiency:5.1f}  ({s.note})")
+                out.append(
+                    f"  {s.env:22} correctness {s.correctness:5.1f}  efficiency "
+                    f"{s.efficiency:5.1f}  ({s.note})"
+                )
         r = self.rubric
         out += [
             "",
@@ -310,8 +330,10 @@ class GradeReport:
 
 
 def _table(rows: Sequence[BenchmarkRow]) -> str:
-    head = (f"  {'instance':22} {'agent':18} {'runs':>4} {'errors':>7} {'mean samples':>12} "
-            f"{'LB ratio':>8} {'ms/run':>7}  path")
+    head = (
+        f"  {'instance':22} {'agent':18} {'runs':>4} {'errors':>7} {'mean samples':>12} "
+        f"{'LB ratio':>8} {'ms/run':>7}  path"
+    )
     lines = [head, "  " + "-" * (len(head) - 2)]
     for row in rows:
         lines.append(
@@ -334,12 +356,21 @@ class GradingError(Exception):
 def _where(exc: BaseException, source: Path | None = None) -> str:
     """``file:line in function`` of the deepest frame in the student's code, if any."""
     frames = traceback.extract_tb(exc.__traceback__)
-    library = (Path(bandit_envs.__file__).parent, Path(check_agent.__code__.co_filename).parent,
-               Path(np.__file__).parent.parent, Path(__file__).resolve())
-    mine = [f for f in frames
-            if (source is not None and Path(f.filename).resolve() == source)
-            or (source is None and not any(str(Path(f.filename).resolve()).startswith(str(lib))
-                                           for lib in library))]
+    library = (
+        Path(bandit_envs.__file__).parent,
+        Path(check_agent.__code__.co_filename).parent,
+        Path(np.__file__).parent.parent,
+        Path(__file__).resolve(),
+    )
+    mine = [
+        f
+        for f in frames
+        if (source is not None and Path(f.filename).resolve() == source)
+        or (
+            source is None
+            and not any(str(Path(f.filename).resolve()).startswith(str(lib)) for lib in library)
+        )
+    ]
     if not mine:
         return ""
     f = mine[-1]
@@ -390,7 +421,8 @@ def load_agent_class(path: str | Path, class_name: str | None = None) -> type:
             raise GradingError(f"{path.name} defines no class named {class_name!r}.")
         return cls
     candidates = [
-        obj for _, obj in inspect.getmembers(module, inspect.isclass)
+        obj
+        for _, obj in inspect.getmembers(module, inspect.isclass)
         if obj.__module__ == module_name and all(callable(getattr(obj, m, None)) for m in protocol)
     ]
     if len(candidates) != 1:
@@ -418,8 +450,11 @@ def _todo_methods(make: Callable[[], Any]) -> list[str]:
         return ["reset"]
     except Exception:  # noqa: BLE001 - other failures are reported by the checks
         return []
-    calls = {"select": lambda: agent.select(), "observe": lambda: agent.observe(0, np.zeros(1)),
-             "recommend": lambda: agent.recommend()}
+    calls = {
+        "select": lambda: agent.select(),
+        "observe": lambda: agent.observe(0, np.zeros(1)),
+        "recommend": lambda: agent.recommend(),
+    }
     for name, call in calls.items():
         try:
             call()
@@ -435,8 +470,9 @@ def _error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def _feedback(results: Sequence[CheckResult], name: str, make: Callable[[], Any],
-              source: Path | None) -> list[str]:
+def _feedback(
+    results: Sequence[CheckResult], name: str, make: Callable[[], Any], source: Path | None
+) -> list[str]:
     """One paragraph per broken rule; crashes with the same error are reported once."""
     failed = [r for r in results if r.status == "failed"]
     if not failed:
@@ -456,8 +492,10 @@ def _feedback(results: Sequence[CheckResult], name: str, make: Callable[[], Any]
             continue
         if exc is None or isinstance(exc, CheckFailure):  # a verdict: the rule is broken
             reason = r.reason.removeprefix(f"{name}: ")
-            notes.append(f"{r.check}: {RULES.get(r.check, 'see agents.check_agent')}.\n"
-                         f"      What happened: {reason}")
+            notes.append(
+                f"{r.check}: {RULES.get(r.check, 'see agents.check_agent')}.\n"
+                f"      What happened: {reason}"
+            )
             continue
         text = _error_text(exc)
         if str(exc) and any(str(exc) in note for note in notes):  # another check said it
@@ -468,24 +506,33 @@ def _feedback(results: Sequence[CheckResult], name: str, make: Callable[[], Any]
             continue
         seen[text] = []
         if isinstance(exc, AgentProtocolError):  # the runner caught a bad arm or answer
-            notes.append(f"{r.check}: {RULES['check_valid_actions']}.\n"
-                         f"      What happened: {exc}")
+            notes.append(f"{r.check}: {RULES['check_valid_actions']}.\n      What happened: {exc}")
         else:
-            notes.append(f"{r.check}: your agent crashed with {text}{_where(exc, source)}. "
-                         f"Fix the crash first; this check verifies the rule: "
-                         f"{RULES.get(r.check, 'the agent honours the protocol')}.")
+            notes.append(
+                f"{r.check}: your agent crashed with {text}{_where(exc, source)}. "
+                f"Fix the crash first; this check verifies the rule: "
+                f"{RULES.get(r.check, 'the agent honours the protocol')}."
+            )
     also = [r.check for r in failed if any(r.check in checks for checks in seen.values())]
     if also:
-        notes.append(f"the same error also stopped {', '.join(also)}; they will run once it "
-                     "is fixed.")
+        notes.append(
+            f"the same error also stopped {', '.join(also)}; they will run once it is fixed."
+        )
     if len(notes) > 1:
-        notes.append("one mistake often fails several checks: fix the first item, then run "
-                     "the grader again.")
+        notes.append(
+            "one mistake often fails several checks: fix the first item, then run the grader again."
+        )
     return notes
 
 
-def _row(env: BenchmarkEnv, make: Callable[[], Any], name: str, seeds: Sequence[int],
-         time_limit: float | None, source: Path | None) -> BenchmarkRow:
+def _row(
+    env: BenchmarkEnv,
+    make: Callable[[], Any],
+    name: str,
+    seeds: Sequence[int],
+    time_limit: float | None,
+    source: Path | None,
+) -> BenchmarkRow:
     gym_env = env.make()
     records, problem = [], None
     start = time.perf_counter()
@@ -498,8 +545,10 @@ def _row(env: BenchmarkEnv, make: Callable[[], Any], name: str, seeds: Sequence[
             break
         if time_limit is not None and time.perf_counter() - start > time_limit:
             if len(records) < len(seeds):
-                problem = (f"stopped after {len(records)} of {len(seeds)} seeds: more than "
-                           f"{time_limit:g} s on this instance")
+                problem = (
+                    f"stopped after {len(records)} of {len(seeds)} seeds: more than "
+                    f"{time_limit:g} s on this instance"
+                )
             break
     n = len(records)
     return BenchmarkRow(
@@ -537,22 +586,37 @@ def allowed_errors(episodes: int, delta: float, alpha: float) -> int:
     return e
 
 
-def _score_env(env: BenchmarkEnv, mine: BenchmarkRow, uniform: BenchmarkRow, seeds: int,
-               rubric: Rubric, n_envs: int) -> EnvScore:
+def _score_env(
+    env: BenchmarkEnv,
+    mine: BenchmarkRow,
+    uniform: BenchmarkRow,
+    seeds: int,
+    rubric: Rubric,
+    n_envs: int,
+) -> EnvScore:
     c_max, e_max = rubric.correctness / n_envs, rubric.efficiency / n_envs
     allowed = allowed_errors(seeds, env.delta, rubric.alpha)
     if mine.problem is not None or mine.episodes < seeds:
         return EnvScore(env.label, 0.0, 0.0, allowed, mine.problem or "incomplete")
     if mine.errors > allowed:
-        return EnvScore(env.label, 0.0, 0.0, allowed,
-                        f"{mine.errors} wrong of {seeds}, more than the {allowed} allowed at "
-                        f"delta={env.delta:g}; no efficiency points")
+        return EnvScore(
+            env.label,
+            0.0,
+            0.0,
+            allowed,
+            f"{mine.errors} wrong of {seeds}, more than the {allowed} allowed at "
+            f"delta={env.delta:g}; no efficiency points",
+        )
     speedup = uniform.mean_samples / mine.mean_samples if mine.mean_samples > 0 else math.inf
     frac = 0.5 + 0.5 * math.log(speedup) / math.log(rubric.full_speedup)
     frac = min(max(frac, 0.0), 1.0)
-    return EnvScore(env.label, c_max, e_max * frac, allowed,
-                    f"{mine.errors} wrong (<= {allowed} allowed); samples x{1 / speedup:.2f} "
-                    "of Uniform's")
+    return EnvScore(
+        env.label,
+        c_max,
+        e_max * frac,
+        allowed,
+        f"{mine.errors} wrong (<= {allowed} allowed); samples x{1 / speedup:.2f} of Uniform's",
+    )
 
 
 def grade(
@@ -596,16 +660,32 @@ def grade(
     start = time.perf_counter()
 
     def report(checks, feedback, rows=(), scores=(), p=0.0, c=0.0, e=0.0) -> GradeReport:
-        return GradeReport(name, label, list(checks), list(feedback), list(rows), list(scores),
-                           p, c, e, rubric, seed_list, time.perf_counter() - start)
+        return GradeReport(
+            name,
+            label,
+            list(checks),
+            list(feedback),
+            list(rows),
+            list(scores),
+            p,
+            c,
+            e,
+            rubric,
+            seed_list,
+            time.perf_counter() - start,
+        )
 
     try:
         agent_cls()
     except Exception as exc:  # noqa: BLE001 - reported to the student
         text = traceback.format_exception_only(type(exc), exc)[-1].strip()
-        return report([CheckResult("check_protocol", "failed", f"{name}() failed: {text}", exc)],
-                      [f"could not build your agent with {name}() (no arguments): {text}"
-                       f"{_where(exc, path)}. The constructor must not require arguments."])
+        return report(
+            [CheckResult("check_protocol", "failed", f"{name}() failed: {text}", exc)],
+            [
+                f"could not build your agent with {name}() (no arguments): {text}"
+                f"{_where(exc, path)}. The constructor must not require arguments."
+            ],
+        )
     say(f"{name}: protocol checks")
     checks = check_agent(agent_cls, on_fail=None)
     counted = [r for r in checks if r.status in ("passed", "failed")]
@@ -627,8 +707,15 @@ def grade(
             )
         rows += [mine, *base]
         scores.append(_score_env(env, mine, base[0], len(seed_list), rubric, len(envs)))
-    return report(checks, [], rows, scores, protocol, sum(s.correctness for s in scores),
-                  sum(s.efficiency for s in scores))
+    return report(
+        checks,
+        [],
+        rows,
+        scores,
+        protocol,
+        sum(s.correctness for s in scores),
+        sum(s.efficiency for s in scores),
+    )
 
 
 # --------------------------------------------------------------------------- command line
@@ -647,14 +734,25 @@ def _expand(paths: Sequence[str]) -> list[Path]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point; returns the exit code."""
     parser = argparse.ArgumentParser(
-        description="Grade course submissions: protocol checks, benchmark, score.")
-    parser.add_argument("paths", nargs="+",
-                        help="student .py files, or folders of them (files starting with _ are "
-                        "skipped)")
-    parser.add_argument("--class", dest="class_name", default=None,
-                        help="the agent class to grade (default: the only agent class in a file)")
-    parser.add_argument("--seeds", type=int, default=DEFAULT_SEEDS,
-                        help=f"benchmark episodes per instance (default {DEFAULT_SEEDS})")
+        description="Grade course submissions: protocol checks, benchmark, score."
+    )
+    parser.add_argument(
+        "paths",
+        nargs="+",
+        help="student .py files, or folders of them (files starting with _ are skipped)",
+    )
+    parser.add_argument(
+        "--class",
+        dest="class_name",
+        default=None,
+        help="the agent class to grade (default: the only agent class in a file)",
+    )
+    parser.add_argument(
+        "--seeds",
+        type=int,
+        default=DEFAULT_SEEDS,
+        help=f"benchmark episodes per instance (default {DEFAULT_SEEDS})",
+    )
     parser.add_argument("--csv", default=None, help="also write one row per submission here")
     parser.add_argument("--quiet", action="store_true", help="no progress messages on stderr")
     args = parser.parse_args(argv)
@@ -678,8 +776,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"grader.py: {exc}", file=sys.stderr)
             return 2
         print(rep.render() + "\n", flush=True)
-        summary.append((str(path), rep.agent, rep.protocol_ok, rep.protocol_points,
-                        rep.correctness_points, rep.efficiency_points, rep.total))
+        summary.append(
+            (
+                str(path),
+                rep.agent,
+                rep.protocol_ok,
+                rep.protocol_points,
+                rep.correctness_points,
+                rep.efficiency_points,
+                rep.total,
+            )
+        )
     if len(summary) > 1:
         print("== Summary")
         for row in summary:
@@ -687,8 +794,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.csv:
         with open(args.csv, "w", newline="") as fh:
             writer = csv.writer(fh)
-            writer.writerow(["file", "class", "protocol_ok", "protocol", "correctness",
-                             "efficiency", "total"])
+            writer.writerow(
+                ["file", "class", "protocol_ok", "protocol", "correctness", "efficiency", "total"]
+            )
             writer.writerows([r[:3] + tuple(round(x, 2) for x in r[3:]) for r in summary])
     return 0 if all(row[2] for row in summary) else 1
 

@@ -35,8 +35,9 @@ def f(z):
 
 def static_env(d=8, sigma=1.0, budget=10_000):
     theta = np.r_[np.ones(4), np.zeros(d - 4)]
-    return PureExplorationEnv(LinearGaussian(np.eye(d), theta, sigma=sigma), AllEpsilonGood(0.5),
-                              budget=budget)
+    return PureExplorationEnv(
+        LinearGaussian(np.eye(d), theta, sigma=sigma), AllEpsilonGood(0.5), budget=budget
+    )
 
 
 def adaptive_env(sigma=1.0, budget=10_000):
@@ -48,8 +49,9 @@ def adaptive_env(sigma=1.0, budget=10_000):
         x = np.zeros(d)
         x[0], x[-1] = c, math.sqrt(1 - c * c)
         arms.append(x)
-    return PureExplorationEnv(LinearGaussian(np.array(arms), theta, sigma=sigma),
-                              AllEpsilonGood(0.2), budget=budget)
+    return PureExplorationEnv(
+        LinearGaussian(np.array(arms), theta, sigma=sigma), AllEpsilonGood(0.2), budget=budget
+    )
 
 
 # ----------------------------------------------------------------------------- knowledge gradient
@@ -62,15 +64,15 @@ def test_kg_independent_beliefs_hand_values():
     kg = np.exp(log_knowledge_gradients(mu, np.eye(3), 1.0))
     assert kg == pytest.approx([0.09982, 0.09982, 0.02513], abs=2e-5)
     st = 1 / math.sqrt(2)
-    assert kg == pytest.approx([st * f(-0.5 / st), st * f(-0.5 / st), st * f(-1.0 / st)],
-                               rel=1e-12)
+    assert kg == pytest.approx([st * f(-0.5 / st), st * f(-0.5 / st), st * f(-1.0 / st)], rel=1e-12)
 
 
 def test_kg_correlated_hand_values():
     # two arms, covariance [[1, .5], [.5, 1]], noise 1: σ̃(0) = (1, .5)/√2, the two lines cross
     # at z = −.5/(.5/√2) = −√2, KG = (.5/√2) f(−√2) = 0.012564 (by hand)
-    kg = np.exp(log_knowledge_gradients(np.array([1.0, 0.5]),
-                                        np.array([[1.0, 0.5], [0.5, 1.0]]), 1.0))
+    kg = np.exp(
+        log_knowledge_gradients(np.array([1.0, 0.5]), np.array([[1.0, 0.5], [0.5, 1.0]]), 1.0)
+    )
     assert kg[0] == pytest.approx(0.012564, abs=2e-6)
     # three arms, one envelope line in the middle: two segments
     cov = np.array([[1.0, 0.5, 0.2], [0.5, 1.0, 0.0], [0.2, 0.0, 1.0]])
@@ -201,8 +203,11 @@ def test_posterior_equals_batch_bayesian_regression(full_cov):
 # ----------------------------------------------------------------------------- the agents
 
 
-@pytest.mark.parametrize("agent", [BayesGap(), KGCB(), BayesGap(recommendation="min_gap")],
-                         ids=["BayesGap", "KGCB", "BayesGap-min_gap"])
+@pytest.mark.parametrize(
+    "agent",
+    [BayesGap(), KGCB(), BayesGap(recommendation="min_gap")],
+    ids=["BayesGap", "KGCB", "BayesGap-min_gap"],
+)
 def test_check_agent(agent):
     check_agent(agent)
 
@@ -236,9 +241,18 @@ def test_best_arm_on_linear_bai_ids(agent_cls):
 
 
 def _spec(budget=100, **kw):
-    base = dict(task="all_eps_good", setting="fixed_budget", n_arms=3, n_items=3, outcome_dim=1,
-                structure="linear", features=np.eye(3), noise_std=1.0, budget=budget,
-                epsilon=0.3)
+    base = dict(
+        task="all_eps_good",
+        setting="fixed_budget",
+        n_arms=3,
+        n_items=3,
+        outcome_dim=1,
+        structure="linear",
+        features=np.eye(3),
+        noise_std=1.0,
+        budget=budget,
+        epsilon=0.3,
+    )
     base.update(kw)
     return ProblemSpec(**base)
 

@@ -20,10 +20,16 @@ from bandit_envs.linalg import reduce_features
 from bandit_envs.pareto import empirical_gaps, is_eps_pareto_set, psi_gaps
 
 #: an easy instance: K = 6, h = 3, d = 2, Pareto set {0, 1, 2}, smallest gap 0.3.
-EASY_X = np.array([
-    [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0],
-    [0.5, 0.5, 0.0], [0.2, 0.2, 0.2], [0.3, 0.0, 0.4],
-])
+EASY_X = np.array(
+    [
+        [1.0, 0.0, 0.0],
+        [0.0, 1.0, 0.0],
+        [0.0, 0.0, 1.0],
+        [0.5, 0.5, 0.0],
+        [0.2, 0.2, 0.2],
+        [0.3, 0.0, 0.4],
+    ]
+)
 EASY_THETA = np.array([[1.0, 0.0], [0.0, 1.0], [0.7, 0.7]])
 
 
@@ -52,9 +58,11 @@ class Recording(GEGE):
 
 def test_parameters_are_validated_at_reset():
     env = _easy()
-    for bad, match in [({"constants": "fast"}, "constants must be 'theory' or 'practical'"),
-                       ({"design_tol": 0.0}, "design_tol must be a float in the open interval"),
-                       ({"design_tol": True}, "design_tol must be")]:
+    for bad, match in [
+        ({"constants": "fast"}, "constants must be 'theory' or 'practical'"),
+        ({"design_tol": 0.0}, "design_tol must be a float in the open interval"),
+        ({"design_tol": True}, "design_tol must be"),
+    ]:
         with pytest.raises(InvalidParameterError, match=match):
             run_episode(env, GEGE(**bad), 0)
     assert GEGE().get_params() == {"constants": "theory", "design_tol": 1e-6}
@@ -101,14 +109,16 @@ def test_fresh_estimator_each_round():
     start = 0
     assert len(agent.phase_history) >= 2
     for phase in agent.phase_history:
-        rows = agent.log[start:start + phase["samples"]]
+        rows = agent.log[start : start + phase["samples"]]
         start += phase["samples"]
         arms = np.array([a for a, _ in rows])
         y = np.array([o for _, o in rows])
         theta, *_ = np.linalg.lstsq(x[arms], y, rcond=None)
         np.testing.assert_allclose(phase["means"], x[phase["active"]] @ theta, atol=1e-8)
-        assert np.array_equal(np.bincount(arms, minlength=len(phase["active"]) and 40)
-                              [phase["active"]], phase["allocation"])
+        assert np.array_equal(
+            np.bincount(arms, minlength=len(phase["active"]) and 40)[phase["active"]],
+            phase["allocation"],
+        )
     assert start == agent.t
 
 
@@ -186,10 +196,13 @@ def _predicted_fc_rounds(means: np.ndarray) -> tuple[int, frozenset]:
     return r, frozenset(accepted + active.tolist())
 
 
-@pytest.mark.parametrize("make", [
-    lambda: gym.make("LinearPSI-Synthetic-v0", K=50, sigma=0.0),
-    lambda: _easy(sigma=0.0),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: gym.make("LinearPSI-Synthetic-v0", K=50, sigma=0.0),
+        lambda: _easy(sigma=0.0),
+    ],
+)
 @pytest.mark.parametrize("constants", ["theory", "practical"])
 def test_fixed_confidence_noiseless(make, constants):
     """Fact 19: S* exactly, in the predicted number of rounds, ≤ ⌈log₂(1/Δ_min)⌉."""
@@ -342,7 +355,7 @@ def test_batch_path_equals_single_path_noisy():
         batch.reset(spec, np.random.default_rng(0))
         start = 0
         while (counts := batch.select_batch()) is not None:
-            rows = single.log[start:start + int(counts.sum())]
+            rows = single.log[start : start + int(counts.sum())]
             start += int(counts.sum())
             arms = np.array([a for a, _ in rows])
             assert np.array_equal(np.bincount(arms, minlength=20), counts)

@@ -31,8 +31,9 @@ STATIC_MU = np.r_[np.ones(4), np.zeros(4)]
 
 def eps_env(features, theta, eps=0.5, sigma=1.0, **setting):
     setting = setting or {"delta": 0.1}
-    return PureExplorationEnv(LinearGaussian(features, theta, sigma=sigma), AllEpsilonGood(eps),
-                              **setting)
+    return PureExplorationEnv(
+        LinearGaussian(features, theta, sigma=sigma), AllEpsilonGood(eps), **setting
+    )
 
 
 def easy_env(sigma=0.5, **setting):
@@ -103,8 +104,9 @@ def test_glr_statistics_match_brute_force():
         vals = []
         for i in range(k):
             if means[i] >= means[best] - eps:
-                vals += [(means[i] - means[j] + eps) ** 2 / norm(z[i] - z[j])
-                         for j in range(k) if j != i]
+                vals += [
+                    (means[i] - means[j] + eps) ** 2 / norm(z[i] - z[j]) for j in range(k) if j != i
+                ]
             else:
                 vals.append((means[best] - means[i] - eps) ** 2 / norm(z[best] - z[i]))
         ref = min(vals) / (2 * sigma**2)
@@ -114,8 +116,9 @@ def test_glr_statistics_match_brute_force():
         vals = []
         for i in range(k):
             if means[i] >= means[best] - eps:
-                vals += [(means[i] - means[j] + eps) ** 2 / norm(z[i] - z[j])
-                         for j in range(k) if j != i]
+                vals += [
+                    (means[i] - means[j] + eps) ** 2 / norm(z[i] - z[j]) for j in range(k) if j != i
+                ]
             else:
                 vals.append((means[best] - means[i] - eps) ** 2 / norm(z[best] - z[i]))
         ref = min(vals) / (2 * sigma**2)
@@ -235,11 +238,15 @@ def test_runs_on_the_adaptive_instance_with_the_paper_threshold():
     ("kwargs", "fragment"),
     [
         ({"threshold": "half"}, "threshold must be None, 'hint' or a finite number; got 'half'."),
-        ({"threshold": float("inf")},
-         "threshold must be None, 'hint' or a finite number; got inf."),
+        (
+            {"threshold": float("inf")},
+            "threshold must be None, 'hint' or a finite number; got inf.",
+        ),
         ({"threshold": True}, "threshold must be None, 'hint' or a finite number; got True."),
-        ({"glr_threshold": "bogus"},
-         "glr_threshold must be 'proven', 'heuristic' or a number > 0; got 'bogus'."),
+        (
+            {"glr_threshold": "bogus"},
+            "glr_threshold must be 'proven', 'heuristic' or a number > 0; got 'bogus'.",
+        ),
         ({"tracking": "E"}, "tracking must be 'C' or 'D'; got 'E'."),
         ({"design_max_iter": 0}, "design_max_iter must be None or an integer >= 1; got 0."),
         ({"design_tol": 2.0}, "design_tol must be in (0, 1); got 2.0."),
@@ -265,8 +272,11 @@ def test_incompatible_problems():
         run_episode(easy_env(budget=100), LazyTTS(), 0)
     with pytest.raises(IncompatibleAgentError, match="all_eps_good"):
         run_episode(gym.make("LinearBAI-Soare-v0"), LazyTTS(), 0)
-    mult = PureExplorationEnv(LinearGaussian(np.eye(3), [1.0, 0.7, 0.0]),
-                              AllEpsilonGood(0.5, multiplicative=True), delta=0.1)
+    mult = PureExplorationEnv(
+        LinearGaussian(np.eye(3), [1.0, 0.7, 0.0]),
+        AllEpsilonGood(0.5, multiplicative=True),
+        delta=0.1,
+    )
     # threshold=None estimates (1 − ε)·max μ̂ on a multiplicative problem: G = {0, 1}
     rec = run_episode(mult, LazyTTS(**FAST), 0)
     assert rec.answer == (0, 1) and rec.correct

@@ -60,8 +60,9 @@ def r_upper(means: np.ndarray, eps: float) -> int:
     good = gaps <= eps
     alpha = float(np.min(eps - gaps[good]))
     beta = float(np.min(gaps[~good] - eps)) if np.any(~good) else math.inf
-    return max(math.ceil(math.log2(4 / alpha)), math.ceil(math.log2(4 / beta)) if beta < math.inf
-               else 0)
+    return max(
+        math.ceil(math.log2(4 / alpha)), math.ceil(math.log2(4 / beta)) if beta < math.inf else 0
+    )
 
 
 def noiseless_stop_round(means: np.ndarray, eps: float) -> int:
@@ -179,7 +180,7 @@ def test_g_counts_on_the_canonical_basis_by_hand():
     for p in hist:
         n, r = len(p["active"]), p["round"]
         assert p["rank"] == n and abs(p["design_value"] - n) < 1e-9 and p["factor"] == n
-        per_arm = math.ceil(2 * n * (1 / n) / 4.0 ** -r * _log_g(8, r, 0.05))
+        per_arm = math.ceil(2 * n * (1 / n) / 4.0**-r * _log_g(8, r, 0.05))
         assert p["allocation"] == [per_arm] * n
         assert p["samples"] == per_arm * n
     assert [p["allocation"][0] for p in hist] == [52, 242, 1057]
@@ -193,7 +194,7 @@ def test_g_counts_with_the_ambient_dimension():
     for p in agent.phase_history:
         n, r = len(p["active"]), p["round"]
         assert p["factor"] == 8
-        assert p["allocation"] == [math.ceil(2 * 8 / n / 4.0 ** -r * _log_g(8, r, 0.05))] * n
+        assert p["allocation"] == [math.ceil(2 * 8 / n / 4.0**-r * _log_g(8, r, 0.05))] * n
 
 
 def test_xy_counts_on_the_canonical_basis_by_hand():
@@ -204,7 +205,7 @@ def test_xy_counts_on_the_canonical_basis_by_hand():
     for p in agent.phase_history:
         n, r = len(p["active"]), p["round"]
         assert abs(p["design_value"] - 2 * n) < 1e-6
-        total = math.ceil(2 * (2 * n) / 4.0 ** -r * math.log(2 * 8 * 7 * r * (r + 1) / 0.05))
+        total = math.ceil(2 * (2 * n) / 4.0**-r * math.log(2 * 8 * 7 * r * (r + 1) / 0.05))
         assert p["allocation"] == [math.ceil(total / n)] * n
     # round 1 in numbers: T_1 = ⌈128 log(4480)⌉ = 1077, 135 pulls per arm
     assert agent.phase_history[0]["allocation"] == [135] * 8
@@ -225,13 +226,18 @@ def test_round_guarantees_hold_numerically():
             x = features[active]
             if isinstance(agent, LinFACTG):
                 worst = xy_value(features, counts, x)
-                bound = 4.0 ** -r / (2 * _log_g(k, r, 0.1))
+                bound = 4.0**-r / (2 * _log_g(k, r, 0.1))
             elif len(active) > 1:
                 worst = xy_value(features, counts, pairwise_differences(x))
-                bound = 4.0 ** -r / (2 * math.log(2 * k * (k - 1) * r * (r + 1) / 0.1))
+                bound = 4.0**-r / (2 * math.log(2 * k * (k - 1) * r * (r + 1) / 0.1))
                 slack = agent.rounding_slack
-                t_r = math.ceil(2 * p["factor"] * (1 + slack) / 4.0 ** -r
-                                * math.log(2 * k * (k - 1) * r * (r + 1) / 0.1))
+                t_r = math.ceil(
+                    2
+                    * p["factor"]
+                    * (1 + slack)
+                    / 4.0**-r
+                    * math.log(2 * k * (k - 1) * r * (r + 1) / 0.1)
+                )
                 if slack > 0:  # efficient rounding hits max(T_r, q) exactly
                     support = int(np.count_nonzero(p["allocation"]))
                     assert p["samples"] == max(t_r, math.ceil(support * (1 + slack) / slack))
@@ -254,7 +260,7 @@ def test_xy_single_active_arm_uses_the_g_rule():
     for p in hist[2:]:
         r = p["round"]
         assert p["active"] == [0] and p["factor"] == 1
-        assert p["allocation"] == [math.ceil(2 / 4.0 ** -r * _log_g(3, r, 0.05))]
+        assert p["allocation"] == [math.ceil(2 / 4.0**-r * _log_g(3, r, 0.05))]
 
 
 # ----------------------------------------------------------------- noiseless runs
@@ -361,8 +367,9 @@ class RecordingXY(_Log, LinFACTXY):
 def test_fresh_data_each_round_and_batch_equals_single(cls):
     """Eq. 24: each round's means are OLS on that round's samples only; the batch path fed the
     same per-arm sums takes exactly the same decisions."""
-    x = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0],
-                  [0.7, 0.7, 0.0], [0.6, 0.0, 0.8]])
+    x = np.array(
+        [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.7, 0.7, 0.0], [0.6, 0.0, 0.8]]
+    )
     theta = np.array([1.0, 0.8, 0.2])  # means 1, 0.8, 0.2, 1.26, 0.76; eps 0.35: G = {0, 3}
     env = make_env(x, theta, 0.35, sigma=0.5, delta=0.2)
     spec = env.problem
@@ -371,7 +378,7 @@ def test_fresh_data_each_round_and_batch_equals_single(cls):
         run_episode(env, single, seed, batch=False)
         start = 0
         for p in single.phase_history:
-            rows = single.log[start:start + p["samples"]]
+            rows = single.log[start : start + p["samples"]]
             start += p["samples"]
             arms = np.array([a for a, _ in rows])
             y = np.array([o for _, o in rows])
@@ -382,7 +389,7 @@ def test_fresh_data_each_round_and_batch_equals_single(cls):
         batch.reset(spec, np.random.default_rng(0))
         start = 0
         while (counts := batch.select_batch()) is not None:
-            rows = single.log[start:start + int(counts.sum())]
+            rows = single.log[start : start + int(counts.sum())]
             start += int(counts.sum())
             arms = np.array([a for a, _ in rows])
             assert np.array_equal(np.bincount(arms, minlength=5), counts)

@@ -45,13 +45,15 @@ STUDY = {"d": 8, "m": 8, "m_tilde": 3, "x_tilde": 1.0, "epsilon": 0.3}
 
 def mis_env(L_m, deviation="random", **kw):
     kw.setdefault("max_samples", 10**9)
-    return gym.make("MisspecifiedEpsGood-Adaptive-v0", L_m=L_m, deviation=deviation,
-                    **{**STUDY, **kw})
+    return gym.make(
+        "MisspecifiedEpsGood-Adaptive-v0", L_m=L_m, deviation=deviation, **{**STUDY, **kw}
+    )
 
 
 def records_equal(a, b):
     return all(getattr(a, k) == getattr(b, k) for k in ("samples", "answer", "stop_reason")) and (
-        np.array_equal(a.pulls, b.pulls))
+        np.array_equal(a.pulls, b.pulls)
+    )
 
 
 class ExactLogistic(LogisticGLM):
@@ -82,30 +84,46 @@ def test_check_agent_passes_glm(kwargs):
     assert all(r.status in ("passed", "skipped") for r in results)
 
 
-@pytest.mark.parametrize("agent, match", [
-    (LinFACTMIS(estimator="huber"), "estimator must be one of ('ols', 'orthogonal'); got 'huber'"),
-    (LinFACTMIS(use_features="sometimes"), "use_features must be one of"),
-    (LinFACTMIS(inflate=1), "inflate must be True or False; got 1."),
-    (LinFACTMIS(paper_radius="no"), "paper_radius must be True or False; got 'no'."),
-    (LinFACTMIS(L_m=-0.1), "L_m must be None or a finite float >= 0; got -0.1."),
-    (LinFACTMIS(design_tol=2.0), "design_tol must be a float in the open interval (0, 1)"),
-    (LinFACTGLM(link="probit"), "link must be None or one of ['identity', 'logistic', 'poisson']"),
-    (LinFACTGLM(c_min=0.0), "c_min must be None or a finite float > 0; got 0.0."),
-    (LinFACTGLM(predictor_bound=-1.0), "predictor_bound must be None or a finite float >= 0"),
-    (LinFACTGLM(lipschitz_radius="yes"), "lipschitz_radius must be True or False"),
-    (LinFACTGLM(warmup=-1), "warmup must be an integer >= 0; got -1."),
-    (LinFACTGLM(max_iter=0), "max_iter must be an integer >= 1; got 0."),
-    (LinFACTGLM(ridge=-1e-3), "ridge must be a finite float >= 0; got -0.001."),
-])
+@pytest.mark.parametrize(
+    "agent, match",
+    [
+        (
+            LinFACTMIS(estimator="huber"),
+            "estimator must be one of ('ols', 'orthogonal'); got 'huber'",
+        ),
+        (LinFACTMIS(use_features="sometimes"), "use_features must be one of"),
+        (LinFACTMIS(inflate=1), "inflate must be True or False; got 1."),
+        (LinFACTMIS(paper_radius="no"), "paper_radius must be True or False; got 'no'."),
+        (LinFACTMIS(L_m=-0.1), "L_m must be None or a finite float >= 0; got -0.1."),
+        (LinFACTMIS(design_tol=2.0), "design_tol must be a float in the open interval (0, 1)"),
+        (
+            LinFACTGLM(link="probit"),
+            "link must be None or one of ['identity', 'logistic', 'poisson']",
+        ),
+        (LinFACTGLM(c_min=0.0), "c_min must be None or a finite float > 0; got 0.0."),
+        (LinFACTGLM(predictor_bound=-1.0), "predictor_bound must be None or a finite float >= 0"),
+        (LinFACTGLM(lipschitz_radius="yes"), "lipschitz_radius must be True or False"),
+        (LinFACTGLM(warmup=-1), "warmup must be an integer >= 0; got -1."),
+        (LinFACTGLM(max_iter=0), "max_iter must be an integer >= 1; got 0."),
+        (LinFACTGLM(ridge=-1e-3), "ridge must be a finite float >= 0; got -0.001."),
+    ],
+)
 def test_parameters_are_validated_at_reset(agent, match):
     env = gym.make("LinearEpsGood-Static-v0", d=4, m_tilde=2)
-    with pytest.raises(InvalidParameterError, match=match.replace("(", r"\(").replace(
-            ")", r"\)").replace("[", r"\[").replace("]", r"\]")):
+    with pytest.raises(
+        InvalidParameterError,
+        match=match.replace("(", r"\(").replace(")", r"\)").replace("[", r"\[").replace("]", r"\]"),
+    ):
         run_episode(env, agent, 0)
     assert LinFACTMIS().get_params() == {
-        "estimator": "ols", "L_m": None, "inflate": True, "paper_radius": False,
+        "estimator": "ols",
+        "L_m": None,
+        "inflate": True,
+        "paper_radius": False,
         "use_features": "always",
-        "use_ambient_d": False, "design_tol": 1e-6}
+        "use_ambient_d": False,
+        "design_tol": 1e-6,
+    }
     assert LinFACTGLM().get_params()["link"] is None
 
 
@@ -129,8 +147,9 @@ def test_unknown_misspecification_level():
     agent = LinFACTMIS()
     record = run_episode(hidden, agent, 0)  # Theorem 5.1's agent: no inflation
     assert record.stop_reason == "stopped"
-    assert all(p["radius"] == 2.0 ** -p["round"] and p["inflation"] == 0.0
-               for p in agent.phase_history)
+    assert all(
+        p["radius"] == 2.0 ** -p["round"] and p["inflation"] == 0.0 for p in agent.phase_history
+    )
     for kwargs in ({"estimator": "orthogonal"}, {"use_features": "when_cheaper"}):
         with pytest.raises(InvalidParameterError, match="needs the misspecification level L_m"):
             run_episode(hidden, LinFACTMIS(**kwargs), 0)
@@ -170,8 +189,9 @@ def test_mis_ols_at_zero_misspecification_is_linfact_g(seed):
         assert q["radius"] == 2.0 ** -q["round"] and q["kind"] == "structured"
     # on a misspecified problem without inflation it is LinFACT-G too
     mis_id = mis_env(0.02)
-    assert records_equal(run_episode(mis_id, LinFACTG(), seed),
-                         run_episode(mis_id, LinFACTMIS(inflate=False), seed))
+    assert records_equal(
+        run_episode(mis_id, LinFACTG(), seed), run_episode(mis_id, LinFACTMIS(inflate=False), seed)
+    )
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -196,9 +216,15 @@ def test_glm_identity_link_is_linfact_g(seed):
 
 def _flat_env(L_m, sigma=1.0, eps=0.6):
     # e_1..e_4 (d_r = 4, uniform G-design) with a deviation the features absorb
-    return gym.make("MisspecifiedEpsGood-Custom-v0", features=np.eye(4),
-                    theta=[1.0, 0.7, 0.1, -0.2], deviation=[0.0, 0.0, 0.0, L_m],
-                    epsilon=eps, sigma=sigma, delta=0.1)
+    return gym.make(
+        "MisspecifiedEpsGood-Custom-v0",
+        features=np.eye(4),
+        theta=[1.0, 0.7, 0.1, -0.2],
+        deviation=[0.0, 0.0, 0.0, L_m],
+        epsilon=eps,
+        sigma=sigma,
+        delta=0.1,
+    )
 
 
 def test_mis_ols_counts_eq21_and_prop54_radius():
@@ -304,8 +330,7 @@ def test_noiseless_glm_returns_g_eps_by_r_upper(lipschitz):
     x, theta = adaptive_instance(6, 2, 1.0, 0.5)
     model = ExactLogistic(x, theta)
     eps = float(expit(1.5) - expit(1.0))
-    env = PureExplorationEnv(model, AllEpsilonGood(eps, hints={"predictor_bound": 1.5}),
-                             delta=0.05)
+    env = PureExplorationEnv(model, AllEpsilonGood(eps, hints={"predictor_bound": 1.5}), delta=0.05)
     agent = LinFACTGLM(lipschitz_radius=lipschitz)
     record = run_episode(env, agent, 0)
     assert record.correct and record.stop_reason == "stopped"
@@ -315,8 +340,9 @@ def test_noiseless_glm_returns_g_eps_by_r_upper(lipschitz):
     # the last round's MLE recovers the active arms' linear predictors (the other directions
     # are not sampled any more: the ridge keeps them at 0)
     active = rounds[-1]["active"]
-    np.testing.assert_allclose(agent._z[active] @ agent._theta_hat, (x @ theta)[active],
-                               atol=1e-4)  # the ridge's bias λθ/(n·σ̇) with one pull per arm
+    np.testing.assert_allclose(
+        agent._z[active] @ agent._theta_hat, (x @ theta)[active], atol=1e-4
+    )  # the ridge's bias λθ/(n·σ̇) with one pull per arm
 
 
 # ----------------------------------------------------------------- batch ≡ single
@@ -329,10 +355,13 @@ def test_noiseless_batch_equals_single(config, L_m):
     b = run_episode(env, LinFACTMIS(**MIS_CONFIGS[config]), 0, batch=True)
     assert records_equal(a, b)
     x, theta = adaptive_instance(6, 2, 1.0, 0.5)
-    exact = PureExplorationEnv(ExactLogistic(x, theta), AllEpsilonGood(0.1, hints={
-        "predictor_bound": 1.5}), delta=0.05)
-    assert records_equal(run_episode(exact, LinFACTGLM(c_min=0.2), 0, batch=False),
-                         run_episode(exact, LinFACTGLM(c_min=0.2), 0, batch=True))
+    exact = PureExplorationEnv(
+        ExactLogistic(x, theta), AllEpsilonGood(0.1, hints={"predictor_bound": 1.5}), delta=0.05
+    )
+    assert records_equal(
+        run_episode(exact, LinFACTGLM(c_min=0.2), 0, batch=False),
+        run_episode(exact, LinFACTGLM(c_min=0.2), 0, batch=True),
+    )
 
 
 def test_glm_logistic_path_is_deterministic_resets_and_pickles():
@@ -346,8 +375,9 @@ def test_glm_logistic_path_is_deterministic_resets_and_pickles():
     run_episode(env, used, 3)
     assert records_equal(run_episode(env, used, 7), fresh[0])
     clone = pickle.loads(pickle.dumps(LinFACTGLM(lipschitz_radius=True)))
-    assert records_equal(run_episode(env, clone, 5),
-                         run_episode(env, LinFACTGLM(lipschitz_radius=True), 5))
+    assert records_equal(
+        run_episode(env, clone, 5), run_episode(env, LinFACTGLM(lipschitz_radius=True), 5)
+    )
 
 
 def test_glm_batch_and_single_paths_agree_in_distribution():
@@ -401,8 +431,9 @@ def test_clean_event_holds_under_misspecification(config):
 
 def test_clean_event_holds_for_the_glm():
     """EC.11.7 at δ = 0.5, on the mean scale with the paper's radius ε_r."""
-    env = gym.make("LogisticEpsGood-Adaptive-v0", d=6, m_tilde=2, x_tilde=1.0, epsilon=0.5,
-                   delta=0.5)
+    env = gym.make(
+        "LogisticEpsGood-Adaptive-v0", d=6, m_tilde=2, x_tilde=1.0, epsilon=0.5, delta=0.5
+    )
     assert _clean_event_misses(env, LinFACTGLM, {"lipschitz_radius": True}, range(40)) <= 20 + 9
 
 
@@ -416,8 +447,9 @@ def test_delta_correct_within_the_condition_fast(config):
 
 
 def test_glm_delta_correct_fast():
-    env = gym.make("LogisticEpsGood-Adaptive-v0", d=6, m_tilde=2, x_tilde=1.0, epsilon=0.5,
-                   delta=0.2)
+    env = gym.make(
+        "LogisticEpsGood-Adaptive-v0", d=6, m_tilde=2, x_tilde=1.0, epsilon=0.5, delta=0.2
+    )
     records = [run_episode(env, LinFACTGLM(lipschitz_radius=True), s) for s in range(60)]
     assert all(r.stop_reason == "stopped" for r in records)
     assert sum(not r.correct for r in records) <= 12 + 9
@@ -437,8 +469,15 @@ def test_delta_correct_within_the_condition_slow(config):
 @pytest.mark.parametrize("lipschitz", [False, True])
 def test_glm_delta_correct_slow(lipschitz):
     """500 runs at δ = 0.1 on the study's logistic instance."""
-    env = gym.make("LogisticEpsGood-Adaptive-v0", d=8, m=8, m_tilde=3, x_tilde=1.0,
-                   delta=0.1, max_samples=10**10)
+    env = gym.make(
+        "LogisticEpsGood-Adaptive-v0",
+        d=8,
+        m=8,
+        m_tilde=3,
+        x_tilde=1.0,
+        delta=0.1,
+        max_samples=10**10,
+    )
     records = [run_episode(env, LinFACTGLM(lipschitz_radius=lipschitz), s) for s in range(500)]
     assert all(r.stop_reason == "stopped" for r in records)
     assert sum(not r.correct for r in records) <= 50 + 20

@@ -18,8 +18,13 @@ from bandit_envs.linalg import reduce_features
 
 
 def custom(features, theta, sigma, **setting):
-    return gym.make("LinearBAI-Custom-v0", features=np.asarray(features, float),
-                    theta=np.asarray(theta, float), sigma=sigma, **setting)
+    return gym.make(
+        "LinearBAI-Custom-v0",
+        features=np.asarray(features, float),
+        theta=np.asarray(theta, float),
+        sigma=sigma,
+        **setting,
+    )
 
 
 def drive(env, agent, pulls, seed=0):
@@ -45,8 +50,12 @@ def brute_force(agent):
     means = z @ inv @ (z.T @ agent.sums[:, 0])
     i = int(np.argmax(means))
     width = agent._width()
-    index = np.array([means[j] - means[i] + width * math.sqrt((z[i] - z[j]) @ inv @ (z[i] - z[j]))
-                      for j in range(len(z))])
+    index = np.array(
+        [
+            means[j] - means[i] + width * math.sqrt((z[i] - z[j]) @ inv @ (z[i] - z[j]))
+            for j in range(len(z))
+        ]
+    )
     index[i] = -np.inf
     j = int(np.argmax(index))
     y = z[i] - z[j]
@@ -54,10 +63,16 @@ def brute_force(agent):
     return i, j, float(index[j]), int(np.argmin(after)), float(np.linalg.slogdet(gram)[1])
 
 
-@pytest.mark.parametrize("agent", [
-    LinGapE(), LinGapE(selection="ratio"), LinGapE(confidence="self_normalized_ols"),
-    LinGapE(selection="ratio", confidence="self_normalized_ols", ridge=0.3),
-], ids=repr)
+@pytest.mark.parametrize(
+    "agent",
+    [
+        LinGapE(),
+        LinGapE(selection="ratio"),
+        LinGapE(confidence="self_normalized_ols"),
+        LinGapE(selection="ratio", confidence="self_normalized_ols", ridge=0.3),
+    ],
+    ids=repr,
+)
 def test_lingape_passes_check_agent(agent):
     results = check_agent(agent)
     assert all(r.status in ("passed", "skipped") for r in results), results
@@ -119,15 +134,19 @@ def test_confidence_widths_by_hand():
     assert a._width() == pytest.approx(0.5 * math.sqrt(2 * math.log((1 + math.log(a.t)) / 0.05)))
     b = drive(env, LinGapE(confidence="self_normalized", **common), 50)
     gram = (b._z.T * b.counts) @ b._z + 0.4 * np.eye(2)
-    expected = 0.5 * math.sqrt(
-        2 * (0.5 * np.linalg.slogdet(gram)[1] - math.log(0.4) + math.log(1 / 0.05))
-    ) + math.sqrt(0.4) * 3.0
+    expected = (
+        0.5 * math.sqrt(2 * (0.5 * np.linalg.slogdet(gram)[1] - math.log(0.4) + math.log(1 / 0.05)))
+        + math.sqrt(0.4) * 3.0
+    )
     assert b._width() == pytest.approx(expected)
     c = drive(env, LinGapE(confidence="self_normalized_ols", **common), 50)
     gram = (c._z.T * c.counts) @ c._z
     gram0 = c._z.T @ c._z
-    inner = (math.log(1.4 / 0.4) + 0.5 * (np.linalg.slogdet(gram)[1] - np.linalg.slogdet(gram0)[1])
-             + math.log(1 / 0.05))
+    inner = (
+        math.log(1.4 / 0.4)
+        + 0.5 * (np.linalg.slogdet(gram)[1] - np.linalg.slogdet(gram0)[1])
+        + math.log(1 / 0.05)
+    )
     assert c._width() == pytest.approx(0.5 * math.sqrt(2 * 1.4 * inner))
 
 
@@ -163,14 +182,24 @@ def test_delta_correct_on_an_easy_instance_100_seeds():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("agent", [
-    LinGapE(), LinGapE(selection="ratio"), LinGapE(confidence="self_normalized_ols"),
-    LinGapE(selection="ratio", confidence="self_normalized", theta_bound=2.0),
-], ids=repr)
-@pytest.mark.parametrize("env_kwargs", [
-    dict(id="LinearBAI-Soare-v0", omega=0.3, delta=0.1),
-    dict(id="LinearBAI-Basis-v0", d=5, gap=0.5, delta=0.1),
-], ids=["soare-w0.3", "basis-d5"])
+@pytest.mark.parametrize(
+    "agent",
+    [
+        LinGapE(),
+        LinGapE(selection="ratio"),
+        LinGapE(confidence="self_normalized_ols"),
+        LinGapE(selection="ratio", confidence="self_normalized", theta_bound=2.0),
+    ],
+    ids=repr,
+)
+@pytest.mark.parametrize(
+    "env_kwargs",
+    [
+        dict(id="LinearBAI-Soare-v0", omega=0.3, delta=0.1),
+        dict(id="LinearBAI-Basis-v0", d=5, gap=0.5, delta=0.1),
+    ],
+    ids=["soare-w0.3", "basis-d5"],
+)
 def test_delta_correct_500_seeds(agent, env_kwargs):
     kw = dict(env_kwargs)
     env = gym.make(kw.pop("id"), **kw)
@@ -179,18 +208,27 @@ def test_delta_correct_500_seeds(agent, env_kwargs):
     assert sum(not r.correct for r in records) <= stats.binom.ppf(0.99, 500, kw["delta"])
 
 
-@pytest.mark.parametrize(("kwargs", "message"), [
-    (dict(selection="lucb"),
-     "LinGapE: selection must be one of ['greedy', 'ratio']; got 'lucb'."),
-    (dict(confidence="exact"),
-     "LinGapE: confidence must be one of ['heuristic', 'self_normalized', "
-     "'self_normalized_ols']; got 'exact'."),
-    (dict(ridge=0.0), "LinGapE: ridge must be a finite float > 0; got 0.0."),
-    (dict(epsilon=-0.1), "LinGapE: epsilon must be a finite float >= 0; got -0.1."),
-    (dict(confidence="self_normalized"),
-     "LinGapE: theta_bound must be a float >= ‖θ‖ when confidence is 'self_normalized' "
-     "(the bound's bias term √λ·S); got None."),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        (
+            dict(selection="lucb"),
+            "LinGapE: selection must be one of ['greedy', 'ratio']; got 'lucb'.",
+        ),
+        (
+            dict(confidence="exact"),
+            "LinGapE: confidence must be one of ['heuristic', 'self_normalized', "
+            "'self_normalized_ols']; got 'exact'.",
+        ),
+        (dict(ridge=0.0), "LinGapE: ridge must be a finite float > 0; got 0.0."),
+        (dict(epsilon=-0.1), "LinGapE: epsilon must be a finite float >= 0; got -0.1."),
+        (
+            dict(confidence="self_normalized"),
+            "LinGapE: theta_bound must be a float >= ‖θ‖ when confidence is 'self_normalized' "
+            "(the bound's bias term √λ·S); got None.",
+        ),
+    ],
+)
 def test_invalid_parameters_are_refused_at_reset(kwargs, message):
     env = gym.make("LinearBAI-Soare-v0")
     with pytest.raises(InvalidParameterError) as err:

@@ -16,8 +16,13 @@ from bandit_envs.errors import IncompatibleAgentError, InvalidParameterError
 
 
 def custom(features, theta, sigma, **setting):
-    return gym.make("LinearBAI-Custom-v0", features=np.asarray(features, float),
-                    theta=np.asarray(theta, float), sigma=sigma, **setting)
+    return gym.make(
+        "LinearBAI-Custom-v0",
+        features=np.asarray(features, float),
+        theta=np.asarray(theta, float),
+        sigma=sigma,
+        **setting,
+    )
 
 
 def errors(env, make, seeds, **kw):
@@ -74,11 +79,15 @@ def test_fixed_confidence_is_refused():
 
 
 @pytest.mark.parametrize("batch", [False, True], ids=["single", "batch"])
-@pytest.mark.parametrize(("features", "theta"), [
-    UNSTRUCTURED,
-    (np.vstack([np.eye(5), [math.cos(0.1), math.sin(0.1), 0, 0, 0]]), [2.0, 0, 0, 0, 0]),
-    ([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 1.0, 0.0], [0.5, 0.2, 0.0]], [1.0, 0.3, 5.0]),
-], ids=["unstructured-32", "soare-d5", "rank-deficient"])
+@pytest.mark.parametrize(
+    ("features", "theta"),
+    [
+        UNSTRUCTURED,
+        (np.vstack([np.eye(5), [math.cos(0.1), math.sin(0.1), 0, 0, 0]]), [2.0, 0, 0, 0, 0]),
+        ([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 1.0, 0.0], [0.5, 0.2, 0.0]], [1.0, 0.3, 5.0]),
+    ],
+    ids=["unstructured-32", "soare-d5", "rank-deficient"],
+)
 def test_noiseless_run_identifies_the_best_arm_spending_the_budget(features, theta, batch):
     env = custom(features, theta, 0.0, budget=400)
     agent = ODLinBAI()
@@ -101,8 +110,10 @@ def test_batch_and_single_paths_agree():
         records = [run_episode(env, a, s, batch=batch) for a, s in zip(agents, seeds, strict=True)]
         runs[batch] = (records, agents)
         assert len({tuple(a.phase_history[0]["allocation"]) for a in agents}) == 1
-    assert (runs[False][1][0].phase_history[0]["allocation"]
-            == runs[True][1][0].phase_history[0]["allocation"])
+    assert (
+        runs[False][1][0].phase_history[0]["allocation"]
+        == runs[True][1][0].phase_history[0]["allocation"]
+    )
     e_single = sum(not r.correct for r in runs[False][0])
     e_batch = sum(not r.correct for r in runs[True][0])
     p = stats.fisher_exact([[e_single, 120 - e_single], [e_batch, 120 - e_batch]])[1]
@@ -113,8 +124,10 @@ def test_error_rate_decreases_with_the_budget():
     """Budgets 800, 3200, 12800 on the unstructured instance, 300 seeds each; every step down
     is significant (one-sided Fisher exact test, level 0.01). Predicted from the last phase
     alone: ≈ 0.27, 0.10, 0.006."""
-    counts = [errors(custom(*UNSTRUCTURED, 1.0, budget=t), ODLinBAI, range(300))
-              for t in (800, 3200, 12800)]
+    counts = [
+        errors(custom(*UNSTRUCTURED, 1.0, budget=t), ODLinBAI, range(300))
+        for t in (800, 3200, 12800)
+    ]
     assert counts[0] > counts[1] > counts[2], counts
     assert one_sided_fisher(counts[0], counts[1], 300) < 0.01, counts
     assert one_sided_fisher(counts[1], counts[2], 300) < 0.01, counts
@@ -161,11 +174,15 @@ def test_small_error_on_an_easy_instance_100_seeds():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("features", "theta", "sigma", "budget"), [
-    (np.eye(4), [1.0, 0.5, 0.0, -0.5], 0.3, 120),
-    (*UNSTRUCTURED, 1.0, 12800),
-    (np.vstack([np.eye(2), [math.cos(0.3), math.sin(0.3)]]), [2.0, 0.0], 1.0, 2000),
-], ids=["basis-4", "unstructured-32", "soare-d2-w0.3"])
+@pytest.mark.parametrize(
+    ("features", "theta", "sigma", "budget"),
+    [
+        (np.eye(4), [1.0, 0.5, 0.0, -0.5], 0.3, 120),
+        (*UNSTRUCTURED, 1.0, 12800),
+        (np.vstack([np.eye(2), [math.cos(0.3), math.sin(0.3)]]), [2.0, 0.0], 1.0, 2000),
+    ],
+    ids=["basis-4", "unstructured-32", "soare-d2-w0.3"],
+)
 def test_small_error_on_easy_instances_1000_seeds(features, theta, sigma, budget):
     env = custom(features, theta, sigma, budget=budget)
     assert errors(env, ODLinBAI, range(1000)) <= stats.binom.ppf(0.99, 1000, 0.05)

@@ -27,8 +27,9 @@ def setting1(delta_gap: float, *, sigma: float = 1.0, delta: float = 0.1):
     """Spec §5.2: K = d = 5, arms e_1..e_5, θ = (Δ, 0, 0, 0, 0)."""
     theta = np.zeros(5)
     theta[0] = delta_gap
-    return gym.make("LinearBAI-Custom-v0", features=np.eye(5), theta=theta, sigma=sigma,
-                    delta=delta)
+    return gym.make(
+        "LinearBAI-Custom-v0", features=np.eye(5), theta=theta, sigma=sigma, delta=delta
+    )
 
 
 class Recorder:
@@ -88,9 +89,13 @@ def test_fact2_lemma5_closed_form_against_a_generic_qp():
         vinv_y = np.linalg.solve(v, y)
         assert value == pytest.approx(eps**2 / (y @ vinv_y))
         assert np.allclose(lam, eps * vinv_y / (y @ vinv_y))
-        res = minimize(lambda x, v=v: x @ v @ x, np.ones(r) * 3, method="SLSQP",
-                       constraints=[{"type": "ineq", "fun": lambda x, y=y, e=eps: x @ y - e}],
-                       options={"ftol": 1e-12, "maxiter": 500})
+        res = minimize(
+            lambda x, v=v: x @ v @ x,
+            np.ones(r) * 3,
+            method="SLSQP",
+            constraints=[{"type": "ineq", "fun": lambda x, y=y, e=eps: x @ y - e}],
+            options={"ftol": 1e-12, "maxiter": 500},
+        )
         assert res.fun == pytest.approx(value, rel=1e-5)
 
 
@@ -108,10 +113,16 @@ def test_fact3_ball_claim1_against_a_generic_solver():
         assert value == pytest.approx(values[0])
         assert lam @ y == pytest.approx(eps, rel=1e-8)  # Claim 1: the half-space is tight
         assert np.linalg.norm(lam) <= radius * (1 + 1e-7)
-        res = minimize(lambda x, v=v: x @ v @ x, y * eps / (y @ y), method="SLSQP",
-                       constraints=[{"type": "ineq", "fun": lambda x, y=y, e=eps: x @ y - e},
-                                    {"type": "ineq", "fun": lambda x, d=radius: d * d - x @ x}],
-                       options={"ftol": 1e-14, "maxiter": 1000})
+        res = minimize(
+            lambda x, v=v: x @ v @ x,
+            y * eps / (y @ y),
+            method="SLSQP",
+            constraints=[
+                {"type": "ineq", "fun": lambda x, y=y, e=eps: x @ y - e},
+                {"type": "ineq", "fun": lambda x, d=radius: d * d - x @ x},
+            ],
+            options={"ftol": 1e-14, "maxiter": 1000},
+        )
         assert res.fun == pytest.approx(values[0], rel=1e-4)
         checked_active += mus[0] > 0
     assert checked_active >= 3  # the ball was active in some cases
@@ -174,8 +185,9 @@ def test_fact7_key_lemma_and_fact8_elimination():
 
 def test_fact8_strict_elimination():
     # σ = 0: θ̂ = θ exactly; an arm exactly 2^-(m+2) = 1/8 below the best survives phase 1
-    env = gym.make("LinearBAI-Custom-v0", features=np.eye(3), theta=[1.0, 0.875, 0.5],
-                   sigma=0.0, delta=0.1)
+    env = gym.make(
+        "LinearBAI-Custom-v0", features=np.eye(3), theta=[1.0, 0.875, 0.5], sigma=0.0, delta=0.1
+    )
     agent = PELEG()
     run_episode(env, agent, 0)
     assert agent.phase_log[0]["active"] == [0, 1, 2]
@@ -296,8 +308,9 @@ def test_batch_and_single_paths_take_the_same_decisions():
 
 def test_theory_preset_costs_more_and_is_correct():
     # K = 2, h = 1, arms ±3: D√C/r ≈ 0.55, so the theory preset shrinks ε_1 by that factor
-    env = gym.make("LinearBAI-Custom-v0", features=[[3.0], [-3.0]], theta=[0.5], sigma=1.0,
-                   delta=0.1)
+    env = gym.make(
+        "LinearBAI-Custom-v0", features=[[3.0], [-3.0]], theta=[0.5], sigma=1.0, delta=0.1
+    )
     practical, theory = PELEG(), PELEG(preset="theory")
     a = run_episode(env, practical, 0)
     b = run_episode(env, theory, 0)

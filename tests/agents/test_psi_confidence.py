@@ -20,10 +20,16 @@ from bandit_envs.pareto import ape_confidence, ape_stop, dominance_margins, pare
 #: an easy unstructured instance: K = 5, d = 2, S* = {0, 1, 2}, gaps ≥ 0.3.
 EASY_MEANS = np.array([[1.0, 0.0], [0.0, 1.0], [0.7, 0.7], [0.3, 0.3], [0.2, 0.4]])
 #: a linear one: K = 6, h = 3, d = 2.
-LIN_X = np.array([
-    [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0],
-    [0.5, 0.5, 0.0], [0.2, 0.2, 0.2], [0.3, 0.0, 0.4],
-])
+LIN_X = np.array(
+    [
+        [1.0, 0.0, 0.0],
+        [0.0, 1.0, 0.0],
+        [0.0, 0.0, 1.0],
+        [0.5, 0.5, 0.0],
+        [0.2, 0.2, 0.2],
+        [0.3, 0.0, 0.4],
+    ]
+)
 LIN_THETA = np.array([[1.0, 0.0], [0.0, 1.0], [0.7, 0.7]])
 
 
@@ -32,23 +38,33 @@ def _easy(sigma=0.3, **kw):
 
 
 def _linear(sigma=0.3, **kw):
-    return gym.make("LinearPSI-Custom-v0", features=LIN_X, theta=LIN_THETA, sigma=sigma,
-                    delta=0.1, **kw)
+    return gym.make(
+        "LinearPSI-Custom-v0", features=LIN_X, theta=LIN_THETA, sigma=sigma, delta=0.1, **kw
+    )
 
 
-AGENTS = [APE(), APE(pull="least_sampled", threshold="heuristic"), Racing(),
-          Racing(threshold="heuristic"), PAL(), PAL(constants="theory")]
+AGENTS = [
+    APE(),
+    APE(pull="least_sampled", threshold="heuristic"),
+    Racing(),
+    Racing(threshold="heuristic"),
+    PAL(),
+    PAL(constants="theory"),
+]
 
 
 # ----------------------------------------------------------------- parameters and capabilities
 
 
-@pytest.mark.parametrize("agent, match", [
-    (APE(pull="all"), "pull must be one of"),
-    (APE(threshold="tight"), "threshold must be one of"),
-    (Racing(threshold=3), "threshold must be one of"),
-    (PAL(constants="tuned"), "constants must be one of"),
-])
+@pytest.mark.parametrize(
+    "agent, match",
+    [
+        (APE(pull="all"), "pull must be one of"),
+        (APE(threshold="tight"), "threshold must be one of"),
+        (Racing(threshold=3), "threshold must be one of"),
+        (PAL(constants="tuned"), "constants must be one of"),
+    ],
+)
 def test_parameters_are_validated_at_reset(agent, match):
     with pytest.raises(InvalidParameterError, match=match):
         run_episode(_easy(), agent, 0)
@@ -68,12 +84,18 @@ def test_capabilities_and_refusals():
     assert Racing.capabilities.batch and PAL.capabilities.batch and not APE.capabilities.batch
 
 
-@pytest.mark.parametrize("agent", [
-    APE(), Racing(), PAL(),
-    pytest.param(APE(pull="least_sampled", threshold="heuristic"), marks=pytest.mark.slow),
-    pytest.param(Racing(threshold="heuristic"), marks=pytest.mark.slow),
-    pytest.param(PAL(constants="theory"), marks=pytest.mark.slow),
-], ids=repr)
+@pytest.mark.parametrize(
+    "agent",
+    [
+        APE(),
+        Racing(),
+        PAL(),
+        pytest.param(APE(pull="least_sampled", threshold="heuristic"), marks=pytest.mark.slow),
+        pytest.param(Racing(threshold="heuristic"), marks=pytest.mark.slow),
+        pytest.param(PAL(constants="theory"), marks=pytest.mark.slow),
+    ],
+    ids=repr,
+)
 def test_check_agent_passes(agent):
     check_agent(agent)
 
@@ -84,8 +106,10 @@ def test_check_agent_passes(agent):
 @pytest.mark.parametrize("agent", AGENTS, ids=repr)
 def test_noiseless_and_easy_runs_return_the_pareto_set(agent):
     for env in (_easy(sigma=0.0), _linear(sigma=0.0), _easy(), _linear()):
-        if "linear" not in agent.capabilities.structures and "none" not in \
-                agent.capabilities.structures:
+        if (
+            "linear" not in agent.capabilities.structures
+            and "none" not in agent.capabilities.structures
+        ):
             continue
         rec = run_episode(env, agent.clone(), 3)
         assert rec.stop_reason == "stopped"
@@ -130,8 +154,17 @@ def test_delta_correct_on_an_easy_instance(agent):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("agent", [APE(), APE(pull="least_sampled"), APE(threshold="heuristic"),
-                                   Racing(), Racing(threshold="heuristic")], ids=repr)
+@pytest.mark.parametrize(
+    "agent",
+    [
+        APE(),
+        APE(pull="least_sampled"),
+        APE(threshold="heuristic"),
+        Racing(),
+        Racing(threshold="heuristic"),
+    ],
+    ids=repr,
+)
 def test_delta_correct_many_seeds(agent):
     errors = _errors(agent, 500)
     assert errors <= 0.1 * 500
@@ -145,8 +178,15 @@ def _scratch(agent):
     counts = agent.counts.astype(float)
     means = agent.sums / counts[:, None]
     k, d = means.shape
-    beta = ape_confidence(counts[:, None], counts[None, :], agent.spec.delta, 0.5,
-                          threshold=agent.threshold, n_arms=k, n_objectives=d)
+    beta = ape_confidence(
+        counts[:, None],
+        counts[None, :],
+        agent.spec.delta,
+        0.5,
+        threshold=agent.threshold,
+        n_arms=k,
+        n_objectives=d,
+    )
     big_m = dominance_margins(means)
     lower, upper = big_m - beta, big_m + beta
     np.fill_diagonal(lower, np.inf)
@@ -194,8 +234,11 @@ def test_ape_stops_exactly_when_ape_stop_says_so():
     tests = 0
     while True:
         pending = agent._pending is not None or agent.t < EASY_MEANS.shape[0]
-        before = None if pending else ape_stop(agent.sums / agent.counts[:, None],
-                                               agent.counts, 0.1, 0.5)
+        before = (
+            None
+            if pending
+            else ape_stop(agent.sums / agent.counts[:, None], agent.counts, 0.1, 0.5)
+        )
         arm = agent.select()
         if before is not None:
             tests += 1
@@ -225,8 +268,15 @@ def _dense(counts, sums, delta, sigma, threshold, eps):
     counts = np.asarray(counts, dtype=float)
     means = sums / counts[:, None]
     k, d = means.shape
-    beta = ape_confidence(counts[:, None], counts[None, :], delta, sigma, threshold=threshold,
-                          n_arms=k, n_objectives=d)
+    beta = ape_confidence(
+        counts[:, None],
+        counts[None, :],
+        delta,
+        sigma,
+        threshold=threshold,
+        n_arms=k,
+        n_objectives=d,
+    )
     big_m = dominance_margins(means)
     lower, upper = big_m - beta, big_m + beta
     np.fill_diagonal(lower, np.inf)
@@ -253,19 +303,22 @@ def _reference_run(means, noise, sigma, delta, threshold, pull, eps, steps):
         res, b, c, _, _ = _dense(counts, sums, delta, sigma, threshold, eps)
         if res.stop:
             return arms, frozenset(np.flatnonzero(res.pareto).tolist())
-        for a in ((b, c) if pull == "both" else (b if counts[b] <= counts[c] else c,)):
+        for a in (b, c) if pull == "both" else (b if counts[b] <= counts[c] else c,):
             draw(a)
     return arms, None
 
 
-@pytest.mark.parametrize("k, d, eps, threshold, pull", [
-    (6, 2, 0.0, "union", "both"),
-    (6, 2, 0.0, "heuristic", "least_sampled"),
-    (9, 3, 0.25, "heuristic", "both"),
-    (9, 1, 0.0, "union", "least_sampled"),
-    (12, 2, 0.1, "union", "both"),
-    (12, 2, 0.0, "heuristic", "both"),
-])
+@pytest.mark.parametrize(
+    "k, d, eps, threshold, pull",
+    [
+        (6, 2, 0.0, "union", "both"),
+        (6, 2, 0.0, "heuristic", "least_sampled"),
+        (9, 3, 0.25, "heuristic", "both"),
+        (9, 1, 0.0, "union", "least_sampled"),
+        (12, 2, 0.1, "union", "both"),
+        (12, 2, 0.0, "heuristic", "both"),
+    ],
+)
 def test_ape_pulls_equal_a_from_scratch_recomputation(k, d, eps, threshold, pull):
     """Same arms, same stopping time and answer as APE recomputed densely at every step."""
     rng = np.random.default_rng(100 * k + d)
@@ -332,10 +385,20 @@ def test_ape_lazy_bounds_and_decisions_on_random_states(threshold, eps):
 
 #: APE on a fixed instance with the implementation before the lazy incremental state: the
 #: optimisations must not change a single decision (arms pulled, stopping time, answer).
-PINNED_MEANS = np.array([
-    [0.6, 1.15], [-1.36, 0.22], [-0.78, 0.81], [-0.2, -1.58], [-0.63, -0.39],
-    [0.05, -0.91], [0.13, 1.4], [0.4, -1.04], [-0.74, 1.26], [-0.69, 0.71],
-])
+PINNED_MEANS = np.array(
+    [
+        [0.6, 1.15],
+        [-1.36, 0.22],
+        [-0.78, 0.81],
+        [-0.2, -1.58],
+        [-0.63, -0.39],
+        [0.05, -0.91],
+        [0.13, 1.4],
+        [0.4, -1.04],
+        [-0.74, 1.26],
+        [-0.69, 0.71],
+    ]
+)
 PINNED = [
     ("both", "union", 0, (1317, 9, 54, 26, 13, 40, 2957, 636, 2248, 38)),
     ("both", "heuristic", 1, (271, 1, 9, 6, 3, 13, 442, 154, 334, 7)),
@@ -352,10 +415,13 @@ def test_ape_pinned_episodes(pull, threshold, seed, pulls):
     assert rec.answer == (0, 6) and rec.stop_reason == "stopped"
 
 
-@pytest.mark.parametrize("threshold, samples", [
-    ("heuristic", 14803),
-    pytest.param("union", 176631, marks=pytest.mark.slow),
-])
+@pytest.mark.parametrize(
+    "threshold, samples",
+    [
+        ("heuristic", 14803),
+        pytest.param("union", 176631, marks=pytest.mark.slow),
+    ],
+)
 def test_ape_noc_pinned(threshold, samples):
     """Spec 000 §5.3 (NoC, δ = 0.1, σ = 0.5), seed 0: the pre-optimisation sample counts."""
     skip_without_data("LinearPSI-NoC-v0")

@@ -27,9 +27,16 @@ from bandit_envs.pareto import (
 )
 
 #: 6 arms, 2 objectives, S* = {0, 1, 2}, smallest gap 0.12 (GEGE's easy instance, unstructured).
-EASY_MEANS = np.array([
-    [1.0, 0.0], [0.0, 1.0], [0.7, 0.7], [0.5, 0.5], [0.34, 0.34], [0.58, 0.28],
-])
+EASY_MEANS = np.array(
+    [
+        [1.0, 0.0],
+        [0.0, 1.0],
+        [0.7, 0.7],
+        [0.5, 0.5],
+        [0.34, 0.34],
+        [0.58, 0.28],
+    ]
+)
 
 
 def _easy(**kw):
@@ -162,14 +169,13 @@ def test_sh_rounds_halve_the_active_set():
     rec = run_episode(env, agent, 1)
     sizes = [len(p["active"]) for p in agent.phase_history]
     assert sizes == [20, 10, 5, 3, 2]
-    assert [p["samples"] for p in agent.phase_history] == [
-        a * (1000 // (a * 5)) for a in sizes
-    ]
+    assert [p["samples"] for p in agent.phase_history] == [a * (1000 // (a * 5)) for a in sizes]
     assert rec.samples == sum(p["samples"] for p in agent.phase_history) <= 1000
     assert len(agent.phase_history[-1]["survivors"]) == 1
     assert not set(agent.accepted) & set(agent.rejected)
-    assert set(agent.accepted) | set(agent.rejected) | set(agent.phase_history[-1]["survivors"]) \
-        == set(range(20))
+    assert set(agent.accepted) | set(agent.rejected) | set(
+        agent.phase_history[-1]["survivors"]
+    ) == set(range(20))
 
 
 @pytest.mark.parametrize("k, budget", [(8, 240), (8, 1000), (16, 320), (16, 999)])
@@ -181,8 +187,9 @@ def test_fact_26_gege_fb_removes_the_arms_ege_sh_removes(k, budget, instance):
     else:
         means = np.random.default_rng(100 + instance).uniform(size=(k, 2))
     features = np.eye(k)
-    env_lin = gym.make("LinearPSI-Custom-v0", features=features, theta=means, sigma=0.0,
-                       budget=budget)
+    env_lin = gym.make(
+        "LinearPSI-Custom-v0", features=features, theta=means, sigma=0.0, budget=budget
+    )
     env_raw = gym.make("LinearPSI-Custom-v0", means=means, sigma=0.0, budget=budget)
     gege, sh = GEGE(), EGESH()
     a = run_episode(env_lin, gege, 0)
@@ -216,11 +223,14 @@ def test_sh_forget_uses_only_the_round_samples():
 # ----------------------------------------------------------------- noiseless runs, check_agent
 
 
-@pytest.mark.parametrize("make", [
-    lambda **kw: _easy(sigma=0.0, **kw),
-    lambda **kw: gym.make("LinearPSI-Synthetic-v0", K=40, sigma=0.0, **kw),
-    lambda **kw: gym.make("LinearPSI-Custom-v0", means=_front8(), sigma=0.0, **kw),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda **kw: _easy(sigma=0.0, **kw),
+        lambda **kw: gym.make("LinearPSI-Synthetic-v0", K=40, sigma=0.0, **kw),
+        lambda **kw: gym.make("LinearPSI-Custom-v0", means=_front8(), sigma=0.0, **kw),
+    ],
+)
 def test_noiseless_runs_return_the_pareto_set(make):
     env = make(budget=400)
     star = set(env.unwrapped.complexity()["pareto_set"])
@@ -234,8 +244,11 @@ def test_noiseless_runs_return_the_pareto_set(make):
         assert rec.samples == env.unwrapped.n_arms  # β = 0: one round suffices
 
 
-@pytest.mark.parametrize("agent", [EGESH(), EGESH(forget=True), EGESR(), PSIUniform(),
-                                   PSIUniform(threshold="heuristic")], ids=repr)
+@pytest.mark.parametrize(
+    "agent",
+    [EGESH(), EGESH(forget=True), EGESR(), PSIUniform(), PSIUniform(threshold="heuristic")],
+    ids=repr,
+)
 def test_check_agent_passes(agent):
     check_agent(agent)
 
@@ -247,8 +260,11 @@ def test_fixed_budget_error_decreases_with_the_budget_on_noc():
     """Seeded (deterministic) and coarse: budgets 4× apart, 40 runs each, margins ≥ 0.3."""
     skip_without_data("LinearPSI-NoC-v0")
     seeds = range(40)
-    for agent, small, large in ((EGESH(), 2331, 9324), (EGESR(), 2331, 9324),
-                                (PSIUniform(), 2331, 40000)):
+    for agent, small, large in (
+        (EGESH(), 2331, 9324),
+        (EGESR(), 2331, 9324),
+        (PSIUniform(), 2331, 40000),
+    ):
         err = []
         for t in (small, large):
             env = gym.make("LinearPSI-NoC-v0", budget=t)
@@ -338,21 +354,33 @@ def test_ape_confidence_formulas():
     union = sigma * math.sqrt(2 * (1 / ti + 1 / tj) * log_term)
     got = ape_confidence(ti, tj, delta, sigma, n_arms=k, n_objectives=d)
     assert got == pytest.approx(union)
-    grid = ape_confidence(np.arange(1, 4)[:, None], np.arange(1, 5)[None, :], delta, sigma,
-                          n_arms=k, n_objectives=d)
+    grid = ape_confidence(
+        np.arange(1, 4)[:, None], np.arange(1, 5)[None, :], delta, sigma, n_arms=k, n_objectives=d
+    )
     assert grid.shape == (3, 4) and np.allclose(grid[1:, 0], grid[0, 1:3])
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"threshold": "tight"}, "threshold must be one of"),
-    ({"delta": 1.0}, "delta must be a float in"),
-    ({"sigma": -1.0}, "sigma must be a finite float"),
-    ({"t_i": 0}, "sample counts must be >= 1"),
-    ({"n_arms": None}, "n_arms must be an integer >= 1"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"threshold": "tight"}, "threshold must be one of"),
+        ({"delta": 1.0}, "delta must be a float in"),
+        ({"sigma": -1.0}, "sigma must be a finite float"),
+        ({"t_i": 0}, "sample counts must be >= 1"),
+        ({"n_arms": None}, "n_arms must be an integer >= 1"),
+    ],
+)
 def test_ape_confidence_rejects_bad_input(kwargs, match):
-    args = {"t_i": 2, "t_j": 3, "delta": 0.1, "sigma": 1.0, "threshold": "union", "n_arms": 4,
-            "n_objectives": 2, **kwargs}
+    args = {
+        "t_i": 2,
+        "t_j": 3,
+        "delta": 0.1,
+        "sigma": 1.0,
+        "threshold": "union",
+        "n_arms": 4,
+        "n_objectives": 2,
+        **kwargs,
+    }
     with pytest.raises(InvalidParameterError, match=match):
         ape_confidence(**args)
 
@@ -397,8 +425,9 @@ class _Streams:
 
     def __init__(self, means: np.ndarray, sigma: float, seed: int, depth: int = 5000) -> None:
         rng = np.random.default_rng(seed)
-        self.values = means[:, None, :] + sigma * rng.normal(size=(means.shape[0], depth,
-                                                                    means.shape[1]))
+        self.values = means[:, None, :] + sigma * rng.normal(
+            size=(means.shape[0], depth, means.shape[1])
+        )
 
 
 def _drive(agent, env, streams: _Streams, seed: int, batch: bool):
@@ -414,8 +443,9 @@ def _drive(agent, env, streams: _Streams, seed: int, batch: bool):
             counts = agent.select_batch()
             if counts is None:
                 break
-            sums = np.stack([streams.values[a, used[a]:used[a] + c].sum(axis=0)
-                             for a, c in enumerate(counts)])
+            sums = np.stack(
+                [streams.values[a, used[a] : used[a] + c].sum(axis=0) for a, c in enumerate(counts)]
+            )
             used += counts
             agent.observe_batch(counts, sums)
         else:
@@ -439,12 +469,18 @@ def _drive_pair(a, b, env, seed):
     return a, b
 
 
-@pytest.mark.parametrize("make_agent, setting", [
-    (EGESH, {"budget": 300}), (lambda: EGESH(forget=True), {"budget": 300}),
-    (EGESR, {"budget": 300}), (EGESR, {"budget": 9}), (PSIUniform, {"budget": 301}),
-    (PSIUniform, {"delta": 0.1, "max_samples": 3000}),
-    (lambda: PSIUniform(threshold="heuristic"), {"delta": 0.1, "max_samples": 3000}),
-])
+@pytest.mark.parametrize(
+    "make_agent, setting",
+    [
+        (EGESH, {"budget": 300}),
+        (lambda: EGESH(forget=True), {"budget": 300}),
+        (EGESR, {"budget": 300}),
+        (EGESR, {"budget": 9}),
+        (PSIUniform, {"budget": 301}),
+        (PSIUniform, {"delta": 0.1, "max_samples": 3000}),
+        (lambda: PSIUniform(threshold="heuristic"), {"delta": 0.1, "max_samples": 3000}),
+    ],
+)
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_batch_path_equals_one_pull_path(make_agent, setting, seed):
     """Same samples per arm in the same order ⇒ the same decisions at the same counts."""
@@ -465,8 +501,12 @@ def test_batch_path_equals_one_pull_path(make_agent, setting, seed):
 
 
 def test_batch_and_single_runner_paths_agree_noiselessly():
-    for agent, kw in ((EGESH, {"budget": 400}), (EGESR, {"budget": 400}),
-                      (PSIUniform, {"budget": 401}), (PSIUniform, {"delta": 0.1})):
+    for agent, kw in (
+        (EGESH, {"budget": 400}),
+        (EGESR, {"budget": 400}),
+        (PSIUniform, {"budget": 401}),
+        (PSIUniform, {"delta": 0.1}),
+    ):
         env = gym.make("LinearPSI-Synthetic-v0", K=16, sigma=0.0, **kw)
         a = run_episode(env, agent(), 0, batch=False)
         b = run_episode(env, agent(), 0, batch=True)

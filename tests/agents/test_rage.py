@@ -19,8 +19,13 @@ from bandit_envs.linalg import reduce_features
 
 
 def custom(features, theta, sigma, **setting):
-    return gym.make("LinearBAI-Custom-v0", features=np.asarray(features, float),
-                    theta=np.asarray(theta, float), sigma=sigma, **setting)
+    return gym.make(
+        "LinearBAI-Custom-v0",
+        features=np.asarray(features, float),
+        theta=np.asarray(theta, float),
+        sigma=sigma,
+        **setting,
+    )
 
 
 def predicted_elimination_phase(gap: float) -> int:
@@ -40,8 +45,10 @@ NOISELESS = {
     "soare d=2 w=0.1": (soare_features(2, 0.1), [2.0, 0.0]),
     "soare d=5 w=0.01": (soare_features(5, 0.01), [2.0, 0, 0, 0, 0]),
     "basis, gaps 0.05 and 1": (np.eye(3), [1.0, 0.95, 0.0]),
-    "rank-deficient": ([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 1.0, 0.0], [0.5, 0.2, 0.0]],
-                       [1.0, 0.3, 5.0]),
+    "rank-deficient": (
+        [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 1.0, 0.0], [0.5, 0.2, 0.0]],
+        [1.0, 0.3, 5.0],
+    ),
 }
 
 
@@ -117,8 +124,15 @@ def test_delta_correct_on_an_easy_instance_100_seeds():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("kw", [dict(omega=0.3, delta=0.1), dict(delta=0.1),
-                                dict(d=5, omega=0.1, delta=0.2), dict(d=5, omega=0.01, delta=0.3)])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(omega=0.3, delta=0.1),
+        dict(delta=0.1),
+        dict(d=5, omega=0.1, delta=0.2),
+        dict(d=5, omega=0.01, delta=0.3),
+    ],
+)
 def test_delta_correct_2000_seeds(kw):
     """One-sided binomial test at level 0.01 per instance (batch path: ~1 ms per episode)."""
     env = gym.make("LinearBAI-Soare-v0", **kw)
@@ -147,12 +161,17 @@ def test_same_seed_same_record_on_both_paths_when_noiseless_and_memo_cold_or_war
         assert cold[key] == warm[key] == single[key]
 
 
-@pytest.mark.parametrize(("kwargs", "message"), [
-    (dict(epsilon=0.0), "RAGE: epsilon must be a finite float > 0; got 0.0."),
-    (dict(epsilon="0.1"), "RAGE: epsilon must be a finite float > 0; got '0.1'."),
-    (dict(design_tol=1.0),
-     "RAGE: design_tol must be a float in the open interval (0, 1); got 1.0."),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        (dict(epsilon=0.0), "RAGE: epsilon must be a finite float > 0; got 0.0."),
+        (dict(epsilon="0.1"), "RAGE: epsilon must be a finite float > 0; got '0.1'."),
+        (
+            dict(design_tol=1.0),
+            "RAGE: design_tol must be a float in the open interval (0, 1); got 1.0.",
+        ),
+    ],
+)
 def test_invalid_parameters_are_refused_at_reset(kwargs, message):
     env = gym.make("LinearBAI-Soare-v0")
     with pytest.raises(InvalidParameterError) as err:
@@ -205,11 +224,13 @@ def test_active_set_above_the_threshold_never_materialises_its_pairs(monkeypatch
             rows = len(args[0]) * (len(args[0]) - 1) // 2 if size == "targets" else len(first)
             assert rows <= 100, "a large active set materialised its pairs"
             return fn(first, *args, **kwargs)
+
         return wrapped
 
     monkeypatch.setattr(rage, "pairwise_differences", small_only(pairwise_differences, "rows"))
-    monkeypatch.setattr(rage, "transductive_design",
-                        small_only(rage.transductive_design, "targets"))
+    monkeypatch.setattr(
+        rage, "transductive_design", small_only(rage.transductive_design, "targets")
+    )
     DESIGNS.clear()
     agent = RAGE()
     record = run_episode(env, agent, 5)
@@ -241,8 +262,9 @@ def test_active_set_above_the_threshold_never_materialises_its_pairs(monkeypatch
         np.testing.assert_array_equal(other._means, agent._means)
         assert other.phase_history == agent.phase_history
     run_episode(env, runs[2], 6)
-    assert not np.allclose(runs[2]._means[runs[2]._means > -np.inf],
-                           agent._means[agent._means > -np.inf])
+    assert not np.allclose(
+        runs[2]._means[runs[2]._means > -np.inf], agent._means[agent._means > -np.inf]
+    )
     assert run_episode(env, RAGE(), 5, batch=False).correct  # the one-pull path too
 
 
@@ -281,6 +303,7 @@ def test_factored_phase_estimator_equals_the_dense_one():
     active = np.arange(3, 150)
     est = _phase_estimator(z, counts, active)
     assert isinstance(est, _FactoredEstimator)
-    np.testing.assert_allclose(est @ sums, ols_estimator(z, counts, active) @ sums,
-                               rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(
+        est @ sums, ols_estimator(z, counts, active) @ sums, rtol=1e-10, atol=1e-12
+    )
     assert isinstance(_phase_estimator(z, counts, active[:100]), np.ndarray)  # 4950 pairs

@@ -42,8 +42,14 @@ def _custom(k: int, h: int, seed: int, sigma: float = 1.0) -> gym.Env:
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((k, h))
     x /= np.linalg.norm(x, axis=1, keepdims=True)
-    return gym.make("LinearBAI-Custom-v0", features=x, theta=x[0].copy(), sigma=sigma,
-                    delta=0.05, max_samples=10**6)
+    return gym.make(
+        "LinearBAI-Custom-v0",
+        features=x,
+        theta=x[0].copy(),
+        sigma=sigma,
+        delta=0.05,
+        max_samples=10**6,
+    )
 
 
 ENVS = {
@@ -58,19 +64,20 @@ ENVS = {
 AGENTS = {
     "LinGapE()": LinGapE,
     "LinGapE(selection='ratio')": lambda: LinGapE(selection="ratio"),
-    "LinGapE(confidence='self_normalized_ols')": lambda: LinGapE(
-        confidence="self_normalized_ols"),
+    "LinGapE(confidence='self_normalized_ols')": lambda: LinGapE(confidence="self_normalized_ols"),
     "LinGapE(selection='ratio', confidence='self_normalized', theta_bound=2.0)": lambda: LinGapE(
-        selection="ratio", confidence="self_normalized", theta_bound=2.0),
+        selection="ratio", confidence="self_normalized", theta_bound=2.0
+    ),
     "LinearTrackAndStop()": LinearTrackAndStop,
-    "LinearTrackAndStop(threshold='heuristic')": lambda: LinearTrackAndStop(
-        threshold="heuristic"),
+    "LinearTrackAndStop(threshold='heuristic')": lambda: LinearTrackAndStop(threshold="heuristic"),
     "LinearTrackAndStop(tracking='D', forced='g_optimal')": lambda: LinearTrackAndStop(
-        tracking="D", forced="g_optimal"),
+        tracking="D", forced="g_optimal"
+    ),
     "APE()": APE,
     "APE(threshold='heuristic')": lambda: APE(threshold="heuristic"),
     "APE(pull='least_sampled', threshold='heuristic')": lambda: APE(
-        pull="least_sampled", threshold="heuristic"),
+        pull="least_sampled", threshold="heuristic"
+    ),
     "MLinGapE()": MLinGapE,
     "LinGIFA()": LinGIFA,
     "LazyTTS()": LazyTTS,
@@ -85,10 +92,22 @@ RECORDS = [
     ("soare2", "LinGapE(selection='ratio')", 1, 751, (0,), "e488ad80459bbe98"),
     ("soare2", "LinGapE(confidence='self_normalized_ols')", 0, 4472, (0,), "63c76edd5dd77736"),
     ("soare2", "LinGapE(confidence='self_normalized_ols')", 1, 2936, (0,), "83e9426865a2439d"),
-    ("soare2", "LinGapE(selection='ratio', confidence='self_normalized', theta_bound=2.0)", 0,
-     3948, (0,), "95308080b4aa1453"),
-    ("soare2", "LinGapE(selection='ratio', confidence='self_normalized', theta_bound=2.0)", 1,
-     3439, (0,), "d293346e8697c4ce"),
+    (
+        "soare2",
+        "LinGapE(selection='ratio', confidence='self_normalized', theta_bound=2.0)",
+        0,
+        3948,
+        (0,),
+        "95308080b4aa1453",
+    ),
+    (
+        "soare2",
+        "LinGapE(selection='ratio', confidence='self_normalized', theta_bound=2.0)",
+        1,
+        3439,
+        (0,),
+        "d293346e8697c4ce",
+    ),
     ("c20x5", "LinGapE()", 0, 341, (0,), "12bd34609ea1ea1d"),
     ("c20x5", "LinGapE()", 1, 202, (0,), "d04a45d80df731fc"),
     ("c20x5", "LinGapE(selection='ratio')", 0, 106, (0,), "8a498a21dabf0385"),
@@ -103,16 +122,40 @@ RECORDS = [
     ("soare2", "LinearTrackAndStop()", 1, 785, (0,), "c4edb18f83d9c0d9"),
     ("soare2", "LinearTrackAndStop(threshold='heuristic')", 0, 746, (0,), "be5234edbaa4b7ee"),
     ("soare2", "LinearTrackAndStop(threshold='heuristic')", 1, 488, (0,), "051e683073f94d1b"),
-    ("soare2", "LinearTrackAndStop(tracking='D', forced='g_optimal')", 0, 1979, (0,),
-     "cb329252b10bd4ab"),
-    ("soare2", "LinearTrackAndStop(tracking='D', forced='g_optimal')", 1, 769, (0,),
-     "d476fe6695a44edf"),
+    (
+        "soare2",
+        "LinearTrackAndStop(tracking='D', forced='g_optimal')",
+        0,
+        1979,
+        (0,),
+        "cb329252b10bd4ab",
+    ),
+    (
+        "soare2",
+        "LinearTrackAndStop(tracking='D', forced='g_optimal')",
+        1,
+        769,
+        (0,),
+        "d476fe6695a44edf",
+    ),
     ("psi10", "APE(threshold='heuristic')", 0, 10342, (0, 1, 2, 3, 4), "b718e217f8a9aec6"),
     ("psi10", "APE(threshold='heuristic')", 1, 7192, (0, 1, 2, 3, 4), "6fe4285870c8dce2"),
-    ("psi10", "APE(pull='least_sampled', threshold='heuristic')", 0, 6092, (0, 1, 2, 3, 4),
-     "d4df3fdb5bf9b053"),
-    ("psi10", "APE(pull='least_sampled', threshold='heuristic')", 1, 5161, (0, 1, 2, 3, 4),
-     "907d73815cf78b9f"),
+    (
+        "psi10",
+        "APE(pull='least_sampled', threshold='heuristic')",
+        0,
+        6092,
+        (0, 1, 2, 3, 4),
+        "d4df3fdb5bf9b053",
+    ),
+    (
+        "psi10",
+        "APE(pull='least_sampled', threshold='heuristic')",
+        1,
+        5161,
+        (0, 1, 2, 3, 4),
+        "907d73815cf78b9f",
+    ),
     ("eps", "MLinGapE()", 0, 15, (0, 1), "3d1e76a54fedac67"),
     ("eps", "MLinGapE()", 1, 9, (0, 1), "d9470f782ba5ac37"),
     ("eps", "LinGIFA()", 0, 15, (0, 1), "3d1e76a54fedac67"),
@@ -139,8 +182,9 @@ def _digest(pulls: tuple[int, ...]) -> str:
 _ENV_CACHE: dict[str, gym.Env] = {}
 
 
-def _check(env_name: str, agent: str, seed: int, samples: int, answer: tuple[int, ...],
-           digest: str) -> None:
+def _check(
+    env_name: str, agent: str, seed: int, samples: int, answer: tuple[int, ...], digest: str
+) -> None:
     env = _ENV_CACHE.setdefault(env_name, ENVS[env_name]())
     record = run_episode(env, AGENTS[agent](), seed)
     assert (record.samples, record.answer, _digest(record.pulls)) == (samples, answer, digest)
@@ -171,8 +215,10 @@ class _WStateLinGapE(LinGapE):
 def _same_seeds(make_new, make_ref, env: gym.Env, seeds: range) -> None:
     new = [run_episode(env, make_new(), s) for s in seeds]
     ref = [run_episode(env, make_ref(), s) for s in seeds]
-    same = sum((a.samples, a.answer, a.pulls) == (b.samples, b.answer, b.pulls)
-               for a, b in zip(new, ref, strict=True))
+    same = sum(
+        (a.samples, a.answer, a.pulls) == (b.samples, b.answer, b.pulls)
+        for a, b in zip(new, ref, strict=True)
+    )
     assert same >= 0.9 * len(seeds), f"only {same} of {len(seeds)} records identical"
     xs, ys = [r.samples for r in new], [r.samples for r in ref]
     assert stats.ks_2samp(xs, ys).pvalue > 1e-3
@@ -182,8 +228,12 @@ def _same_seeds(make_new, make_ref, env: gym.Env, seeds: range) -> None:
 @pytest.mark.parametrize("selection", ["greedy", "ratio"])
 def test_column_state_matches_the_w_representation(selection):
     env = _custom(40, 3, 5, sigma=0.5)
-    _same_seeds(lambda: LinGapE(selection=selection),
-                lambda: _WStateLinGapE(selection=selection), env, range(30))
+    _same_seeds(
+        lambda: LinGapE(selection=selection),
+        lambda: _WStateLinGapE(selection=selection),
+        env,
+        range(30),
+    )
 
 
 def test_column_state_equals_a_fresh_computation_after_many_evictions():
@@ -205,8 +255,9 @@ def test_column_state_equals_a_fresh_computation_after_many_evictions():
     inv = np.linalg.inv((z.T * agent.counts) @ z)
     g = z @ inv @ z.T
     np.testing.assert_allclose(agent._e, 1.0 + np.diag(g), rtol=1e-9)
-    np.testing.assert_allclose(agent._means, z @ inv @ (z.T @ agent.sums[:, 0]), rtol=1e-9,
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        agent._means, z @ inv @ (z.T @ agent.sums[:, 0]), rtol=1e-9, atol=1e-12
+    )
     for arm, col in agent._slots.items():
         np.testing.assert_allclose(agent._m[:, col], g[:, arm], rtol=1e-9, atol=1e-12)
     agent._fold()
@@ -236,8 +287,9 @@ def test_column_generation_widens_a_subset_that_does_not_span_y():
     z[:10, 2] = rng.uniform(0.1, 0.2, size=10)
     z[:10, :2] *= 0.01
     y = np.array([1.0, 0.0, 0.01])
-    np.testing.assert_allclose(single_direction_design(z, y), single_direction_design_full(z, y),
-                               atol=1e-9)
+    np.testing.assert_allclose(
+        single_direction_design(z, y), single_direction_design_full(z, y), atol=1e-9
+    )
 
 
 def test_ratio_rule_with_column_generation_matches_the_full_lp(monkeypatch):

@@ -17,8 +17,12 @@ from bandit_envs.problem import ProblemSpec
 AGENTS = (SFSR, SFSRL, USLP)
 #: the optimal bases of Table 1 in row-major arm order (spec 004 §4.2; slacks are 24 and 25)
 TABLE1_SUPPORTS = {
-    "D1P": frozenset({5, 24, 25}), "D2P": frozenset({10, 20, 25}), "D3P": frozenset({10, 12, 21}),
-    "D1I": frozenset({1, 24, 25}), "D2I": frozenset({0, 20, 25}), "D3I": frozenset({9, 11, 21}),
+    "D1P": frozenset({5, 24, 25}),
+    "D2P": frozenset({10, 20, 25}),
+    "D3P": frozenset({10, 12, 21}),
+    "D1I": frozenset({1, 24, 25}),
+    "D2I": frozenset({0, 20, 25}),
+    "D3I": frozenset({9, 11, 21}),
 }
 
 # ---------------------------------------------------------------------- schedule (§2.1, facts 1-3)
@@ -35,9 +39,39 @@ def test_psi_values_of_the_spec():
 
 def test_schedule_values_of_the_spec():
     assert sfsr_schedule(1000, 16, 16, 1).tolist() == [
-        19, 20, 22, 23, 25, 27, 30, 33, 38, 43, 50, 60, 75, 99, 149]
+        19,
+        20,
+        22,
+        23,
+        25,
+        27,
+        30,
+        33,
+        38,
+        43,
+        50,
+        60,
+        75,
+        99,
+        149,
+    ]
     assert sfsr_schedule(5000, 16, 16, 1).tolist() == [
-        94, 101, 108, 116, 126, 137, 151, 167, 188, 215, 251, 301, 376, 501, 752]
+        94,
+        101,
+        108,
+        116,
+        126,
+        137,
+        151,
+        167,
+        188,
+        215,
+        251,
+        301,
+        376,
+        501,
+        752,
+    ]
     assert sfsr_schedule(17, 16, 16, 1).tolist() == [1] * 15
 
 
@@ -51,8 +85,7 @@ def test_schedule_is_the_formula_and_non_decreasing():
         n = sfsr_schedule(budget, k, k0, n_cost)
         assert n.shape == (k - 1,)
         assert np.all(np.diff(n) >= 0) and n[0] >= 1
-        expected = [math.ceil((budget - k0) / (psi(k0, n_cost) * (k + 1 - j)))
-                    for j in range(1, k)]
+        expected = [math.ceil((budget - k0) / (psi(k0, n_cost) * (k + 1 - j))) for j in range(1, k)]
         # equal to eq. (7) up to the guard on exactly integral ratios (never more pulls)
         assert np.all(n <= expected) and np.all(n >= np.array(expected) - 1)
 
@@ -67,16 +100,23 @@ def test_proposition_1_worst_case_total_is_within_the_budget():
         budget = int(rng.integers(k0 + 1, 20_000))
         n = sfsr_schedule(budget, k, k0, n_cost)
         padded = np.concatenate([n, np.full(n_cost + 1, n[-1])])  # slots 1..K+L
-        assert padded[k - k0 + n_cost:].sum() <= budget, (k, k0, n_cost, budget)
+        assert padded[k - k0 + n_cost :].sum() <= budget, (k, k0, n_cost, budget)
 
 
 # ---------------------------------------------------------------------- L = 0 is Successive Rejects
 
 
 def _l0_spec(k: int, budget: int) -> ProblemSpec:
-    return ProblemSpec(task="constrained_mixed", setting="fixed_budget", n_arms=k, n_items=k,
-                       outcome_dim=1, budget=budget, cost_thresholds=np.zeros(0),
-                       extras={"known_arms": (), "known_means": np.zeros((0, 1))})
+    return ProblemSpec(
+        task="constrained_mixed",
+        setting="fixed_budget",
+        n_arms=k,
+        n_items=k,
+        outcome_dim=1,
+        budget=budget,
+        cost_thresholds=np.zeros(0),
+        extras={"known_arms": (), "known_means": np.zeros((0, 1))},
+    )
 
 
 def _successive_rejects(samples: np.ndarray, budget: int) -> tuple[list[int], int]:
@@ -104,7 +144,7 @@ def test_with_no_constraint_sfsr_is_successive_rejects(seed):
     for agent in (SFSR(tie_break="lowest_index"), SFSRL(tie_break="lowest_index")):
         agent.reset(_l0_spec(k, budget), np.random.default_rng(0))
         while (arm := agent.select()) is not None:
-            agent.observe(arm, samples[arm, agent.counts[arm]: agent.counts[arm] + 1])
+            agent.observe(arm, samples[arm, agent.counts[arm] : agent.counts[arm] + 1])
         expected, used = _successive_rejects(samples, budget)
         assert agent.eliminated == expected
         assert agent.t == used <= budget
@@ -123,8 +163,9 @@ def test_check_agent(agent_cls):
 @pytest.mark.parametrize("agent_cls", AGENTS)
 @pytest.mark.parametrize("instance", sorted(TABLE1_SUPPORTS))
 def test_noiseless_table1_runs_return_the_optimal_basis(agent_cls, instance):
-    env = gym.make("ConstrainedMixed-Table1-v0", instance=instance, sigma_r=0.0, sigma_c=0.0,
-                   budget=5000)
+    env = gym.make(
+        "ConstrainedMixed-Table1-v0", instance=instance, sigma_r=0.0, sigma_c=0.0, budget=5000
+    )
     for batch in (False, True):
         record = run_episode(env, agent_cls(), 0, batch=batch)
         assert record.correct and frozenset(record.answer) == TABLE1_SUPPORTS[instance]
@@ -132,12 +173,15 @@ def test_noiseless_table1_runs_return_the_optimal_basis(agent_cls, instance):
 
 
 @pytest.mark.parametrize("agent_cls", AGENTS)
-@pytest.mark.parametrize("env_id, kwargs", [
-    ("ConstrainedMixed-Hard-v0", {"K": 6}),
-    ("ConstrainedMixed-Random-v0", {"L": 1, "K": 8, "family": 2}),
-    ("ConstrainedMixed-Random-v0", {"L": 2, "family": 3, "instance_seed": 4}),
-    ("ConstrainedMixed-Custom-v0", {"known_arms": (0, 3)}),
-])
+@pytest.mark.parametrize(
+    "env_id, kwargs",
+    [
+        ("ConstrainedMixed-Hard-v0", {"K": 6}),
+        ("ConstrainedMixed-Random-v0", {"L": 1, "K": 8, "family": 2}),
+        ("ConstrainedMixed-Random-v0", {"L": 2, "family": 3, "instance_seed": 4}),
+        ("ConstrainedMixed-Custom-v0", {"known_arms": (0, 3)}),
+    ],
+)
 def test_noiseless_runs_return_the_optimal_basis(agent_cls, env_id, kwargs):
     env = gym.make(env_id, sigma_r=0.0, sigma_c=0.0, budget=3000, **kwargs)
     record = run_episode(env, agent_cls(), 1)
@@ -145,8 +189,9 @@ def test_noiseless_runs_return_the_optimal_basis(agent_cls, env_id, kwargs):
 
 
 def test_infeasible_instance_is_declared_in_round_one():
-    env = gym.make("ConstrainedMixed-Custom-v0", rewards=[1.0, 0.5, 0.2],
-                   costs=[[2.0, 2.5, 3.0]], budget=3000)
+    env = gym.make(
+        "ConstrainedMixed-Custom-v0", rewards=[1.0, 0.5, 0.2], costs=[[2.0, 2.5, 3.0]], budget=3000
+    )
     for cls in (SFSR, SFSRL):
         agent = cls()
         record = run_episode(env, agent, 0)
@@ -235,8 +280,14 @@ def test_highs_and_basis_duals_eliminate_alike():
 
 def test_lowest_index_tie_break_is_deterministic_and_random_ties_vary():
     # two identical arms: their scores tie exactly on noiseless data
-    env = gym.make("ConstrainedMixed-Custom-v0", rewards=[1.0, 0.5, 0.5, 0.2],
-                   costs=[[0.5, 0.3, 0.3, 0.2]], sigma_r=0.0, sigma_c=0.0, budget=500)
+    env = gym.make(
+        "ConstrainedMixed-Custom-v0",
+        rewards=[1.0, 0.5, 0.5, 0.2],
+        costs=[[0.5, 0.3, 0.3, 0.2]],
+        sigma_r=0.0,
+        sigma_c=0.0,
+        budget=500,
+    )
     first = set()
     for seed in range(20):
         agent = SFSR(tie_break="lowest_index")
@@ -251,11 +302,14 @@ def test_lowest_index_tie_break_is_deterministic_and_random_ties_vary():
     assert len(random_firsts) > 1
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"score": "ucb"}, "SFSR: score must be one of 'iv', 'lagrangian'; got 'ucb'."),
-    ({"tie_break": "first"}, "SFSR: tie_break must be one of 'random', 'lowest_index'; got "),
-    ({"dual": "simplex"}, "SFSR: dual must be one of 'basis', 'highs'; got 'simplex'."),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"score": "ucb"}, "SFSR: score must be one of 'iv', 'lagrangian'; got 'ucb'."),
+        ({"tie_break": "first"}, "SFSR: tie_break must be one of 'random', 'lowest_index'; got "),
+        ({"dual": "simplex"}, "SFSR: dual must be one of 'basis', 'highs'; got 'simplex'."),
+    ],
+)
 def test_invalid_parameters_are_named(kwargs, message):
     env = gym.make("ConstrainedMixed-Custom-v0", budget=100)
     with pytest.raises(InvalidParameterError, match=message.replace("(", r"\(")):
@@ -264,8 +318,11 @@ def test_invalid_parameters_are_named(kwargs, message):
 
 def test_budget_too_small_is_refused():
     env = gym.make("ConstrainedMixed-Custom-v0", budget=5)
-    with pytest.raises(InvalidParameterError, match=r"the budget N = 5 must exceed the number of "
-                       r"unknown arms K0 = 5"):
+    with pytest.raises(
+        InvalidParameterError,
+        match=r"the budget N = 5 must exceed the number of "
+        r"unknown arms K0 = 5",
+    ):
         run_episode(env, SFSR(), 0)
     env = gym.make("ConstrainedMixed-Custom-v0", budget=4)
     with pytest.raises(InvalidParameterError, match="smaller than the number of unknown arms"):
@@ -297,19 +354,37 @@ def test_fixed_confidence_is_refused_with_the_reason():
 # ---------------------------------------------------------------------- statistics (fact 12)
 
 A1R_REWARDS = [0.8, 1.2, 1.05, 0.6, 0.6, 1.0, 0.9, 0.9, 0.5, 0.7, 0.55, 0.85, 0.4, 0.5, 0.85, 1.0]
-A1R_COSTS = [0.9, 0.6, 0.85, 0.35, 1.75, 0.55, 1.25, 0.7, 1.6, 1.25, 0.4, 1.55, 1.7, 1.65, 1.1,
-             0.45]
+A1R_COSTS = [
+    0.9,
+    0.6,
+    0.85,
+    0.35,
+    1.75,
+    0.55,
+    1.25,
+    0.7,
+    1.6,
+    1.25,
+    0.4,
+    1.55,
+    1.7,
+    1.65,
+    1.1,
+    0.45,
+]
 
 
 def _error_rate(env, agent_cls, runs, seed0=0):
-    return np.mean([not run_episode(env, agent_cls(), seed0 + s, batch=True).correct
-                    for s in range(runs)])
+    return np.mean(
+        [not run_episode(env, agent_cls(), seed0 + s, batch=True).correct for s in range(runs)]
+    )
 
 
 def test_sfsr_beats_uslp_on_a1r_quick():
     """A1r (spec §4.5b) at N = 5000: SFSR 0.003, USLP 0.033 in the prototype; 300 runs here."""
-    env = gym.make("ConstrainedMixed-Custom-v0", rewards=A1R_REWARDS, costs=[A1R_COSTS],
-                   budget=5000)
+    env = gym.make(
+        "ConstrainedMixed-Custom-v0", rewards=A1R_REWARDS, costs=[A1R_COSTS], budget=5000
+    )
     assert run_episode(env, USLP(), 0).true_answer == (1, 16)
     sfsr, uslp = _error_rate(env, SFSR, 300), _error_rate(env, USLP, 300)
     assert sfsr < 0.02 and uslp > sfsr + 0.01, (sfsr, uslp)

@@ -127,9 +127,16 @@ def test_fact7_uncertainty_is_non_increasing(kind):
 
 
 # --------------------------------------------------------------------------- fact 8
-@pytest.mark.parametrize("make", [GAllocation, XYAllocation, XYOracle,
-                                  lambda: GAllocation(allocation="design"),
-                                  lambda: XYOracle(allocation="greedy")])
+@pytest.mark.parametrize(
+    "make",
+    [
+        GAllocation,
+        XYAllocation,
+        XYOracle,
+        lambda: GAllocation(allocation="design"),
+        lambda: XYOracle(allocation="greedy"),
+    ],
+)
 def test_fact8_static_allocations_do_not_depend_on_rewards(make):
     base, spec = manual_spec(d=3, omega=0.2)
     sequences = []
@@ -258,7 +265,8 @@ def test_fact11_empirical_stopping_rule():
             cond = all(
                 beta * math.sqrt((z[x] - z[y]) @ inv @ (z[x] - z[y])) <= (z[x] - z[y]) @ theta
                 and (z[x] - z[y]) @ theta > 0
-                for y in range(k) if y != x
+                for y in range(k)
+                if y != x
             )
             ok.append(cond)
         assert sum(ok) <= 1
@@ -290,8 +298,9 @@ def test_fact12_elimination_rule():
         mu = z @ theta
         np.testing.assert_array_equal(keep0, mu >= mu.max())
     z = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]])  # exact tie: both kept with beta=0
-    np.testing.assert_array_equal(non_dominated(z, np.array([1.0, 0.0]), np.eye(2), 0.0),
-                                  [True, True, False])
+    np.testing.assert_array_equal(
+        non_dominated(z, np.array([1.0, 0.0]), np.eye(2), 0.0), [True, True, False]
+    )
 
 
 # --------------------------------------------------------------------------- fact 13
@@ -322,12 +331,13 @@ def test_fact13_phase_rule_and_phase_local_estimates():
     z = agent._z
     u_prev = agent.U0
     for j, ph in enumerate(phases, start=1):
-        arms = np.array([a for a, _ in record[ph["start"]: ph["start"] + ph["length"]]])
-        rewards = np.array([r for _, r in record[ph["start"]: ph["start"] + ph["length"]]])
+        arms = np.array([a for a, _ in record[ph["start"] : ph["start"] + ph["length"]]])
+        rewards = np.array([r for _, r in record[ph["start"] : ph["start"] + ph["length"]]])
         # theta_j = OLS on this phase's samples only
         a = z[arms].T @ z[arms]
-        np.testing.assert_allclose(ph["theta"], np.linalg.solve(a, z[arms].T @ rewards),
-                                   rtol=1e-8, atol=1e-10)
+        np.testing.assert_allclose(
+            ph["theta"], np.linalg.solve(a, z[arms].T @ rewards), rtol=1e-8, atol=1e-10
+        )
         # the phase starts with one pull of each initial arm
         np.testing.assert_array_equal(arms[: len(agent.initial_arms)], agent.initial_arms)
         # it ends at the first t with U_j(t) <= alpha U_{j-1}
@@ -363,8 +373,12 @@ def test_fact13_min_phase_len_and_reset_option():
 def test_xy_adaptive_batch_path_equals_single_path_noiseless():
     x, theta = paper_instance(3, omega=0.2)
     env = gym.make("LinearBAI-Custom-v0", features=x, theta=theta, sigma=0.0)
-    for kw in ({}, {"stop_within_phase": True}, {"allocation": "design"},
-               {"stop_within_phase": True, "check_growth": 0.05}):
+    for kw in (
+        {},
+        {"stop_within_phase": True},
+        {"allocation": "design"},
+        {"stop_within_phase": True, "check_growth": 0.05},
+    ):
         # a constant threshold makes the noiseless run take several phases
         make = lambda kw=kw: XYAdaptive(threshold="constant(3)", **kw)  # noqa: E731
         a = run_episode(env, make(), 0, batch=False)
@@ -447,11 +461,14 @@ def test_xy_adaptive_seven_phase_budget_matches_the_spec_trace():
 def test_threshold_presets():
     k, delta, n = 6, 0.05, 1000
     assert SoareThreshold("paper", k, delta, 1.0)(n) == pytest.approx(
-        2 * math.sqrt(2) * math.sqrt(math.log(6 * n**2 * k**2 / (math.pi**2 * delta))))
+        2 * math.sqrt(2) * math.sqrt(math.log(6 * n**2 * k**2 / (math.pi**2 * delta)))
+    )
     assert SoareThreshold("paper_fixed", k, delta, 2.0)(n) == pytest.approx(
-        2 * math.sqrt(2) * 2 * math.sqrt(math.log(math.pi**2 * n**2 * k**2 / (6 * delta))))
+        2 * math.sqrt(2) * 2 * math.sqrt(math.log(math.pi**2 * n**2 * k**2 / (6 * delta)))
+    )
     assert SoareThreshold("gaussian", k, delta, 1.5)(n) == pytest.approx(
-        1.5 * math.sqrt(2 * math.log(math.pi**2 * n**2 * k**2 / (3 * delta))))
+        1.5 * math.sqrt(2 * math.log(math.pi**2 * n**2 * k**2 / (3 * delta)))
+    )
     assert SoareThreshold("constant(2)", k, delta, 1.0)(n) == 2.0
     assert SoareThreshold(2.5, k, delta, 1.0)(10) == 2.5
     assert SoareThreshold("gaussian", k, delta, 1.0).valid
@@ -463,20 +480,25 @@ def test_threshold_presets():
             parse_soare_threshold(bad)
 
 
-@pytest.mark.parametrize(("make", "message"), [
-    (lambda: GAllocation(allocation="foo"),
-     "GAllocation: allocation must be 'greedy' or 'design'; got 'foo'."),
-    (lambda: XYAllocation(threshold="bar"), "XYAllocation: threshold must be one of"),
-    (lambda: XYAllocation(check_growth=-1), "XYAllocation: check_growth must be a number >= 0"),
-    (lambda: XYOracle(stop="never"), "XYOracle: stop must be 'empirical' or 'oracle'"),
-    (lambda: XYAdaptive(alpha=1.5), "XYAdaptive: alpha must be a number in (0, 1); got 1.5."),
-    (lambda: XYAdaptive(U0=0), "XYAdaptive: U0 must be a number > 0"),
-    (lambda: XYAdaptive(min_phase_len=-1), "XYAdaptive: min_phase_len must be"),
-    (lambda: XYAdaptive(elimination="x"), "XYAdaptive: elimination must be"),
-    (lambda: XYAdaptive(stop_within_phase="yes"), "XYAdaptive: stop_within_phase must be"),
-    (lambda: FullyAdaptiveXY(ridge=0), "FullyAdaptiveXY: ridge must be a number > 0"),
-    (lambda: FullyAdaptiveXY(theta_norm_bound=-1), "FullyAdaptiveXY: theta_norm_bound must"),
-])
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (
+            lambda: GAllocation(allocation="foo"),
+            "GAllocation: allocation must be 'greedy' or 'design'; got 'foo'.",
+        ),
+        (lambda: XYAllocation(threshold="bar"), "XYAllocation: threshold must be one of"),
+        (lambda: XYAllocation(check_growth=-1), "XYAllocation: check_growth must be a number >= 0"),
+        (lambda: XYOracle(stop="never"), "XYOracle: stop must be 'empirical' or 'oracle'"),
+        (lambda: XYAdaptive(alpha=1.5), "XYAdaptive: alpha must be a number in (0, 1); got 1.5."),
+        (lambda: XYAdaptive(U0=0), "XYAdaptive: U0 must be a number > 0"),
+        (lambda: XYAdaptive(min_phase_len=-1), "XYAdaptive: min_phase_len must be"),
+        (lambda: XYAdaptive(elimination="x"), "XYAdaptive: elimination must be"),
+        (lambda: XYAdaptive(stop_within_phase="yes"), "XYAdaptive: stop_within_phase must be"),
+        (lambda: FullyAdaptiveXY(ridge=0), "FullyAdaptiveXY: ridge must be a number > 0"),
+        (lambda: FullyAdaptiveXY(theta_norm_bound=-1), "FullyAdaptiveXY: theta_norm_bound must"),
+    ],
+)
 def test_invalid_parameters_are_refused_at_reset(make, message):
     _, spec = manual_spec()
     agent = make()  # __init__ only stores
@@ -486,16 +508,26 @@ def test_invalid_parameters_are_refused_at_reset(make, message):
 
 
 # --------------------------------------------------------------------------- conformance
-@pytest.mark.parametrize("make", [
-    GAllocation, XYAllocation, XYOracle, XYAdaptive, FullyAdaptiveXY,
-    lambda: XYAllocation(allocation="design"),
-    lambda: XYOracle(stop="oracle"),
-    lambda: XYAdaptive(stop_within_phase=True),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        GAllocation,
+        XYAllocation,
+        XYOracle,
+        XYAdaptive,
+        FullyAdaptiveXY,
+        lambda: XYAllocation(allocation="design"),
+        lambda: XYOracle(stop="oracle"),
+        lambda: XYAdaptive(stop_within_phase=True),
+    ],
+)
 def test_check_agent(make):
     agent = make()
-    expected = {"check_no_peeking": "an oracle reads the truth by design"} \
-        if agent.capabilities.oracle else None
+    expected = (
+        {"check_no_peeking": "an oracle reads the truth by design"}
+        if agent.capabilities.oracle
+        else None
+    )
     results = check_agent(agent, expected_failed_checks=expected)
     passed = {r.check for r in results if r.status == "passed"}
     assert {"check_seed_determinism", "check_stops_when_easy", "check_global_rng"} <= passed
@@ -505,11 +537,20 @@ def test_check_agent(make):
         assert "check_no_peeking" in passed
 
 
-@pytest.mark.parametrize("make", [
-    GAllocation, XYAllocation, XYOracle, XYAdaptive, FullyAdaptiveXY,
-    lambda: GAllocation(allocation="design"), lambda: XYOracle(stop="oracle"),
-    lambda: XYAdaptive(stop_within_phase=True), lambda: XYAdaptive(allocation="design"),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        GAllocation,
+        XYAllocation,
+        XYOracle,
+        XYAdaptive,
+        FullyAdaptiveXY,
+        lambda: GAllocation(allocation="design"),
+        lambda: XYOracle(stop="oracle"),
+        lambda: XYAdaptive(stop_within_phase=True),
+        lambda: XYAdaptive(allocation="design"),
+    ],
+)
 def test_noiseless_run(make):
     x, theta = paper_instance(4, omega=0.1)
     env = gym.make("LinearBAI-Custom-v0", features=x, theta=theta, sigma=0.0)
@@ -543,8 +584,9 @@ def test_check_growth_grid_overshoots_little():
     env = gym.make("LinearBAI-Soare-v0", omega=0.3)
     # one-pull path for both: the same noise stream, only the check times differ
     every = [run_episode(env, GAllocation(), s, batch=False).samples for s in range(30)]
-    grid = [run_episode(env, GAllocation(check_growth=0.05), s, batch=False).samples
-            for s in range(30)]
+    grid = [
+        run_episode(env, GAllocation(check_growth=0.05), s, batch=False).samples for s in range(30)
+    ]
     assert np.mean(grid) <= 1.2 * np.mean(every)
     agent = GAllocation(check_growth=0.05)
     run_episode(env, agent, 0)
@@ -559,9 +601,15 @@ def test_select_greedy_tie_rule_on_a_toy_matrix():
 
 
 # --------------------------------------------------------------------------- fact 15
-ERROR_AGENTS = [GAllocation, XYAllocation, XYOracle, XYAdaptive,
-                lambda: XYAdaptive(stop_within_phase=True), FullyAdaptiveXY,
-                lambda: XYAllocation(allocation="design")]
+ERROR_AGENTS = [
+    GAllocation,
+    XYAllocation,
+    XYOracle,
+    XYAdaptive,
+    lambda: XYAdaptive(stop_within_phase=True),
+    FullyAdaptiveXY,
+    lambda: XYAllocation(allocation="design"),
+]
 # the unmarked version checks on a 1% grid (also δ-correct) to keep the suite fast
 FAST_ERROR_AGENTS = [
     lambda: GAllocation(check_growth=0.01),
@@ -587,8 +635,10 @@ def test_fact15_delta_correct_100_seeds(make):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("make", ERROR_AGENTS + [lambda: XYOracle(stop="oracle"),
-                                                lambda: GAllocation(threshold="paper_fixed")])
+@pytest.mark.parametrize(
+    "make",
+    ERROR_AGENTS + [lambda: XYOracle(stop="oracle"), lambda: GAllocation(threshold="paper_fixed")],
+)
 def test_fact15_delta_correct_500_seeds(make):
     errors, _ = _error_rate(make, range(500))
     assert errors <= stats.binom.ppf(0.99, 500, 0.1)

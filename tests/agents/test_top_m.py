@@ -103,8 +103,7 @@ def brute_lingifa(agent):
     """J(t), b_t, c_t, max_J B_j of LinGIFA by loops and sorting."""
     mu, p = pair_matrix(agent)
     k, m = len(mu), brute_m(agent, mu)
-    index = [sorted((p[a, j] for a in range(k) if a != j), reverse=True)[m - 1]
-             for j in range(k)]
+    index = [sorted((p[a, j] for a in range(k) if a != j), reverse=True)[m - 1] for j in range(k)]
     j_set = sorted(range(k), key=lambda j: (index[j], j))[:m]
     b = min(j_set, key=lambda j: (-index[j], j))
     c = min((a for a in range(k) if a not in j_set), key=lambda a: (-p[a, b], a))
@@ -278,8 +277,9 @@ def test_stopping_certifies_the_top_m_set():
 
 
 def test_largest_variance_pulls_the_more_uncertain_of_the_pair():
-    agent = drive(make_env(*adaptive_instance(), 0.2), LinGIFA(m=4, selection="largest_variance"),
-                  40, seed=2)
+    agent = drive(
+        make_env(*adaptive_instance(), 0.2), LinGIFA(m=4, selection="largest_variance"), 40, seed=2
+    )
     arm = agent.select()
     b, c = agent._best, agent._challenger
     assert arm == (b if agent._d[b] >= agent._d[c] else c)
@@ -333,8 +333,13 @@ def test_parameters_are_validated_at_reset(agent_cls):
         with pytest.raises(InvalidParameterError, match=match):
             run_episode(env, agent_cls(**params), 0)
     assert agent_cls().get_params() == {
-        "m": None, "selection": "greedy", "confidence": "self_normalized_ols", "ridge": 1.0,
-        "theta_bound": None, "tolerance": 0.0, "answer": "top_m",
+        "m": None,
+        "selection": "greedy",
+        "confidence": "self_normalized_ols",
+        "ridge": 1.0,
+        "theta_bound": None,
+        "tolerance": 0.0,
+        "answer": "top_m",
     }
 
 
@@ -346,12 +351,14 @@ def test_m_hint_is_the_instance_family_expected_number_of_good_arms(agent_cls):
 
     import bandit_envs  # noqa: F401
 
-    env = gym.make("LinearEpsGood-Adaptive-v0", d=6, m_tilde=3, x_tilde=1.0, epsilon=0.3,
-                   sigma=0.05)
+    env = gym.make(
+        "LinearEpsGood-Adaptive-v0", d=6, m_tilde=3, x_tilde=1.0, epsilon=0.3, sigma=0.05
+    )
     rec = run_episode(env, agent_cls(m="hint"), 0)
     assert rec.answer == (0, 1, 2, 6) and not rec.correct
-    plain = PureExplorationEnv(LinearGaussian(np.eye(3), [1.0, 0.7, 0.0], 0.1),
-                               AllEpsilonGood(0.5), delta=0.1)
+    plain = PureExplorationEnv(
+        LinearGaussian(np.eye(3), [1.0, 0.7, 0.0], 0.1), AllEpsilonGood(0.5), delta=0.1
+    )
     with pytest.raises(InvalidParameterError, match=r"m='hint' reads .*has none"):
         run_episode(plain, agent_cls(m="hint"), 0)
 
@@ -379,8 +386,7 @@ def test_largest_variance_is_a_lingifa_rule_only():
 
 @pytest.mark.parametrize("agent_cls", AGENTS, ids=lambda a: a.__name__)
 def test_refuses_multiplicative_and_other_tasks(agent_cls):
-    env = make_env(np.eye(3), [1.0, 0.95, 0.2], 0.1,
-                   task=AllEpsilonGood(0.1, multiplicative=True))
+    env = make_env(np.eye(3), [1.0, 0.95, 0.2], 0.1, task=AllEpsilonGood(0.1, multiplicative=True))
     with pytest.raises(IncompatibleAgentError, match="multiplicative=True"):
         run_episode(env, agent_cls(), 0)
     best = make_env(np.eye(3), [1.0, 0.5, 0.2], None, task=BestArm())
@@ -388,10 +394,16 @@ def test_refuses_multiplicative_and_other_tasks(agent_cls):
         run_episode(best, agent_cls(), 0)
 
 
-@pytest.mark.parametrize("agent", [
-    MLinGapE(), LinGIFA(), MLinGapE(selection="ratio", confidence="heuristic"),
-    LinGIFA(selection="largest_variance", answer="eps_rule"),
-], ids=repr)
+@pytest.mark.parametrize(
+    "agent",
+    [
+        MLinGapE(),
+        LinGIFA(),
+        MLinGapE(selection="ratio", confidence="heuristic"),
+        LinGIFA(selection="largest_variance", answer="eps_rule"),
+    ],
+    ids=repr,
+)
 def test_check_agent(agent):
     results = check_agent(agent)
     assert all(r.status in ("passed", "skipped") for r in results), results

@@ -99,8 +99,10 @@ def test_sherman_morrison_state_matches_exact():
 @pytest.mark.parametrize(
     ("kwargs", "fragment"),
     [
-        ({"threshold": "bogus"},
-         "threshold must be 'proven', 'heuristic' or a number > 0; got 'bogus'."),
+        (
+            {"threshold": "bogus"},
+            "threshold must be 'proven', 'heuristic' or a number > 0; got 'bogus'.",
+        ),
         ({"threshold": -1.0}, "threshold must be"),
         ({"tracking": "E"}, "tracking must be 'C' or 'D'; got 'E'."),
         ({"forced": "none"}, "forced must be 'spanning' or 'g_optimal'; got 'none'."),
@@ -134,8 +136,9 @@ def test_check_agent_defaults():
 
 def test_noiseless_run_stops_after_a_spanning_set():
     features = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.9, 0.1, 0.0]])
-    env = gym.make("LinearBAI-Custom-v0", features=features, theta=[1.0, 0.5, 0.2], sigma=0.0,
-                   delta=0.01)
+    env = gym.make(
+        "LinearBAI-Custom-v0", features=features, theta=[1.0, 0.5, 0.2], sigma=0.0, delta=0.01
+    )
     for threshold in ("proven", "heuristic"):
         rec = run_episode(env, LinearTrackAndStop(threshold=threshold), 0)
         assert rec.correct and rec.stop_reason == "stopped"
@@ -171,10 +174,12 @@ def test_lazy_recomputation_count():
 
 def test_forced_exploration_keeps_lambda_min_growing():
     # the optimal design puts (almost) no weight on e3: only forced exploration samples it
-    features = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0],
-                         [math.cos(0.3), math.sin(0.3), 0.0]])
-    env = gym.make("LinearBAI-Custom-v0", features=features, theta=[1.0, 0.0, 0.0], sigma=1.0,
-                   delta=1e-3)
+    features = np.array(
+        [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [math.cos(0.3), math.sin(0.3), 0.0]]
+    )
+    env = gym.make(
+        "LinearBAI-Custom-v0", features=features, theta=[1.0, 0.0, 0.0], sigma=1.0, delta=1e-3
+    )
     agent = LinearTrackAndStop(threshold="heuristic")
     rec = run_episode(env, agent, 2)
     tau = rec.samples

@@ -19,8 +19,12 @@ def save(fig: Any, out: Path, dpi: int = 110) -> None:
     fig.savefig(out, dpi=dpi)
 
 
-def command_line(doc: str, load: Callable[[Path], Any], figure: Callable[[Any, Path], None],
-                 table: Callable[[Any], str]) -> None:
+def command_line(
+    doc: str,
+    load: Callable[[Path], Any],
+    figure: Callable[[Any, Path], None],
+    table: Callable[[Any], str],
+) -> None:
     """Parse ``RESULTS OUT [--table]``, then draw ``figure(load(RESULTS), OUT)``.
 
     Args:

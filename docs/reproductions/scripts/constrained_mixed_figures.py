@@ -48,8 +48,10 @@ def table(cells: dict[tuple[str, str, int], list[bool]]) -> str:
     """Markdown: error rate [95% Clopper-Pearson interval] per instance, budget and agent."""
     instances = sorted({k[0] for k in cells}, key=_instance_key)
     budgets = sorted({k[2] for k in cells})
-    lines = ["| instance | N | " + " | ".join(LABEL[a] for a in ORDER) + " |",
-             "|---|---|" + "---|" * len(ORDER)]
+    lines = [
+        "| instance | N | " + " | ".join(LABEL[a] for a in ORDER) + " |",
+        "|---|---|" + "---|" * len(ORDER),
+    ]
     for inst in instances:
         for n in budgets:
             row = []
@@ -83,16 +85,29 @@ def figure(cells: dict[tuple[str, str, int], list[bool]], out: Path) -> None:
             runs = len(cells[(inst, agent, budgets[0])])
             floor = 1 / (2 * runs)
             err = [sum(cells[(inst, agent, n)]) / len(cells[(inst, agent, n)]) for n in budgets]
-            bands = [clopper_pearson(sum(cells[(inst, agent, n)]), len(cells[(inst, agent, n)]))
-                     for n in budgets]
+            bands = [
+                clopper_pearson(sum(cells[(inst, agent, n)]), len(cells[(inst, agent, n)]))
+                for n in budgets
+            ]
             shown = [max(e, floor) for e in err]
             line = ax.plot(budgets, shown, marker="o", ms=4, label=LABEL[agent])[0]
-            ax.fill_between(budgets, [max(lo, floor) for lo, _ in bands],
-                            [max(hi, floor) for _, hi in bands], color=line.get_color(),
-                            alpha=0.18)
+            ax.fill_between(
+                budgets,
+                [max(lo, floor) for lo, _ in bands],
+                [max(hi, floor) for _, hi in bands],
+                color=line.get_color(),
+                alpha=0.18,
+            )
             zero = [n for n, e in zip(budgets, err, strict=True) if e == 0]
-            ax.plot(zero, [floor] * len(zero), ls="none", marker="o", ms=6, mfc="white",
-                    color=line.get_color())
+            ax.plot(
+                zero,
+                [floor] * len(zero),
+                ls="none",
+                marker="o",
+                ms=6,
+                mfc="white",
+                color=line.get_color(),
+            )
         ax.set_xscale("log")
         ax.set_yscale("log")
         ticks = sorted({n for (i, _, n) in cells if i == inst})
@@ -102,7 +117,7 @@ def figure(cells: dict[tuple[str, str, int], list[bool]], out: Path) -> None:
         ax.set_xlabel("budget N")
         ax.set_ylabel("error rate")
         ax.grid(True, which="both", alpha=0.25)
-    for ax in axes.ravel()[len(instances):]:
+    for ax in axes.ravel()[len(instances) :]:
         ax.set_visible(False)
     axes.ravel()[0].legend(fontsize=8, loc="lower left")
     save(fig, out, dpi=100)

@@ -13,10 +13,13 @@ import gymnasium as gym
 
 import bandit_envs  # noqa: F401
 
-CASES = [("ConstrainedMixed-Table1-v0", {"instance": i}, i)
-         for i in ("D1P", "D2P", "D3P", "D1I", "D2I", "D3I")]
-CASES += [("ConstrainedMixed-L1-v0", {"instance": i}, i)
-          for i in ("A1r", "A2r", "A3r", "H1r", "H2r")]
+CASES = [
+    ("ConstrainedMixed-Table1-v0", {"instance": i}, i)
+    for i in ("D1P", "D2P", "D3P", "D1I", "D2I", "D3I")
+]
+CASES += [
+    ("ConstrainedMixed-L1-v0", {"instance": i}, i) for i in ("A1r", "A2r", "A3r", "H1r", "H2r")
+]
 
 print("| instance | I* | margin | Δ0² | Δ_(L+2)² | LB rate | USLP rate ≤ | SFSR rate ≥ |")
 print("|---|---|---|---|---|---|---|---|")
@@ -24,6 +27,8 @@ for env_id, kwargs, name in CASES:
     c = gym.make(env_id, **kwargs).unwrapped.complexity()
     basis = "{" + ", ".join(str(i) for i in c["optimal_basis"]) + "}"
     approx = "≈" if c["approximate"] else ""
-    print(f"| {name} | {basis} | {c['margin']:.4g} | {c['Delta0_sq']:.4g} | "
-          f"{approx}{c['Delta_L2_sq']:.4g} | {approx}{c['lower_bound_rate']:.3g} | "
-          f"{approx}{c['uslp_rate']:.3g} | {approx}{c['sfsr_rate']:.3g} |")
+    print(
+        f"| {name} | {basis} | {c['margin']:.4g} | {c['Delta0_sq']:.4g} | "
+        f"{approx}{c['Delta_L2_sq']:.4g} | {approx}{c['lower_bound_rate']:.3g} | "
+        f"{approx}{c['uslp_rate']:.3g} | {approx}{c['sfsr_rate']:.3g} |"
+    )

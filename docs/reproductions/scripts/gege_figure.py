@@ -48,8 +48,10 @@ def table(cells: dict[tuple[str, int], list[bool]]) -> str:
         cells: The output of :func:`load`.
     """
     budgets = sorted({n for _, n in cells})
-    lines = ["| budget T | " + " | ".join(LABEL[a] for a in ORDER) + " |",
-             "|---|" + "---|" * len(ORDER)]
+    lines = [
+        "| budget T | " + " | ".join(LABEL[a] for a in ORDER) + " |",
+        "|---|" + "---|" * len(ORDER),
+    ]
     for n in budgets:
         row = [f"{sum(w) / len(w):.3f}" if (w := cells.get((a, n))) else "—" for a in ORDER]
         lines.append(f"| {n} | " + " | ".join(row) + " |")
@@ -72,14 +74,18 @@ def figure(cells: dict[tuple[str, int], list[bool]], out: Path) -> None:
         err = [sum(w) / len(w) for w in wrong]
         bands = [clopper_pearson(sum(w), len(w)) for w in wrong]
         line = ax.plot(budgets, err, marker="o", ms=4, label=LABEL[agent])[0]
-        ax.fill_between(budgets, [lo for lo, _ in bands], [hi for _, hi in bands],
-                        color=line.get_color(), alpha=0.2)
+        ax.fill_between(
+            budgets,
+            [lo for lo, _ in bands],
+            [hi for _, hi in bands],
+            color=line.get_color(),
+            alpha=0.2,
+        )
     runs = min(len(w) for w in cells.values())
     ax.set_xlabel("budget T")
     ax.set_ylabel("misidentification rate")
     ax.set_ylim(0, 1.02)
-    ax.set_title(f"NoC (K = 259, h = 4, d = 2), fixed budget: {runs} runs per point",
-                 fontsize=10)
+    ax.set_title(f"NoC (K = 259, h = 4, d = 2), fixed budget: {runs} runs per point", fontsize=10)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8, loc="center", bbox_to_anchor=(0.5, 0.85), ncol=4)
     save(fig, out)

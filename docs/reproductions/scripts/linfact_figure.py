@@ -62,16 +62,20 @@ def table(cells: dict[tuple[str, str], list[dict]]) -> str:
     Args:
         cells: The output of :func:`load`.
     """
-    lines = ["| setting | agent | runs | error | F1 | mean samples | lower bound | ratio |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| setting | agent | runs | error | F1 | mean samples | lower bound | ratio |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for setting, agent in sorted(cells, key=lambda k: (_order(k[0]), k[1])):
         runs = cells[(setting, agent)]
         samples = np.mean([r["samples"] for r in runs])
         bound = np.mean([r["lower_bound"] for r in runs])
         error = np.mean([not r["correct"] for r in runs])
         f1 = np.mean([r["f1"] for r in runs])
-        lines.append(f"| {setting} | {agent} | {len(runs)} | {error:.3f} | {f1:.3f} | "
-                     f"{samples:,.0f} | {bound:,.0f} | {samples / bound:.1f} |")
+        lines.append(
+            f"| {setting} | {agent} | {len(runs)} | {error:.3f} | {f1:.3f} | "
+            f"{samples:,.0f} | {bound:,.0f} | {samples / bound:.1f} |"
+        )
     return "\n".join(lines)
 
 
@@ -90,18 +94,28 @@ def figure(cells: dict[tuple[str, str], list[dict]], out: Path) -> None:
     for i, agent in enumerate(agents):
         means = [np.mean([r["samples"] for r in cells[(s, agent)]]) for s in settings]
         ax.bar(x - 0.4 + width * (i + 0.5), means, width=width, label=LABEL.get(agent, agent))
-    bound = [np.mean([r["lower_bound"] for a in agents for r in cells[(s, a)]])
-             for s in settings]
-    ax.plot(x, bound, ls="none", marker="_", ms=22, mew=2, color="black",
-            label="T*·log(1/δ) (mean over draws)")
+    bound = [np.mean([r["lower_bound"] for a in agents for r in cells[(s, a)]]) for s in settings]
+    ax.plot(
+        x,
+        bound,
+        ls="none",
+        marker="_",
+        ms=22,
+        mew=2,
+        color="black",
+        label="T*·log(1/δ) (mean over draws)",
+    )
     runs = min(len(v) for v in cells.values())
     errors = sum(not r["correct"] for v in cells.values() for r in v)
     ax.set_yscale("log")
     ax.set_xticks(x, [s.replace(", ", "\n").replace(" d=", "\nd=") for s in settings], fontsize=8)
     ax.set_ylim(top=20 * max(np.mean([r["samples"] for r in v]) for v in cells.values()))
     ax.set_ylabel("mean samples at stopping")
-    ax.set_title(f"Table 1 settings 1–9, δ = 0.05: {runs} episodes per setting and agent "
-                 f"(10 draws), {errors} wrong answers", fontsize=10)
+    ax.set_title(
+        f"Table 1 settings 1–9, δ = 0.05: {runs} episodes per setting and agent "
+        f"(10 draws), {errors} wrong answers",
+        fontsize=10,
+    )
     ax.grid(True, axis="y", alpha=0.3)
     ax.legend(fontsize=8, loc="upper center", ncol=3)
     save(fig, out)

@@ -44,7 +44,9 @@ for label, r in envs.items():
     gap, L = min(c["alpha_eps"], c["beta_eps"]), spec.misspecification
     log = math.log(1 / spec.delta)
     facts = {
-        "deviation": info.get("deviation"), "L_m": L, "flipped": info.get("flipped"),
+        "deviation": info.get("deviation"),
+        "L_m": L,
+        "flipped": info.get("flipped"),
         "α / β": f"{c['alpha_eps']:.3f} / {c['beta_eps']:.3f}",
         "Thm 5.1 paper": L is not None and ("yes" if L < gap / (2 * root) else "no"),
         "Thm 5.1 corr.": L is not None and ("yes" if L < gap / (2 * (root + 1)) else "no"),
@@ -53,7 +55,9 @@ for label, r in envs.items():
         "T_lin·log / T_unstr·log": (
             f"{c.get('T_star_linear', 0) * log:.2g} / {c.get('T_star', 0) * log:.2g}"
         ),
-        "m": info.get("m"), "K": env.n_arms, "ε (mean scale)": f"{spec.epsilon:.4f}",
+        "m": info.get("m"),
+        "K": env.n_arms,
+        "ε (mean scale)": f"{spec.epsilon:.4f}",
     }
     row = [str(facts[k]) for k in columns] + [cell(cells[(label, a)]) for a in agents]
     print("| " + " | ".join(row) + " |")

@@ -26,8 +26,9 @@ from bandit_envs.sweeps import read_results
 plt = pyplot()  # matplotlib (Agg), or an error naming the extra to install: bandit-envs[plot]
 
 
-def load(folder: Path) -> tuple[dict[tuple[str, float], list[tuple[int, bool]]],
-                                 dict[float, float]]:
+def load(
+    folder: Path,
+) -> tuple[dict[tuple[str, float], list[tuple[int, bool]]], dict[float, float]]:
     """Return ``{(agent, gap): [(samples, correct), ...]}`` and ``{gap: lower bound}``.
 
     Args:
@@ -51,8 +52,7 @@ def _agents(cells: dict[tuple[str, float], list[tuple[int, bool]]]) -> list[str]
     return [a for a in order if a in found] + sorted(found - set(order))
 
 
-def table(cells: dict[tuple[str, float], list[tuple[int, bool]]], bound: dict[float, float]
-          ) -> str:
+def table(cells: dict[tuple[str, float], list[tuple[int, bool]]], bound: dict[float, float]) -> str:
     """Markdown table: mean samples (wrong / runs) per agent (rows) and gap (columns).
 
     Args:
@@ -60,9 +60,11 @@ def table(cells: dict[tuple[str, float], list[tuple[int, bool]]], bound: dict[fl
         bound: The second output of :func:`load`.
     """
     gaps = sorted({g for _, g in cells})
-    lines = ["| agent \\ gap | " + " | ".join(f"{g:g}" for g in gaps) + " |",
-             "|---|" + "---|" * len(gaps),
-             "| T*·log(1/δ) | " + " | ".join(f"{bound[g]:,.0f}" for g in gaps) + " |"]
+    lines = [
+        "| agent \\ gap | " + " | ".join(f"{g:g}" for g in gaps) + " |",
+        "|---|" + "---|" * len(gaps),
+        "| T*·log(1/δ) | " + " | ".join(f"{bound[g]:,.0f}" for g in gaps) + " |",
+    ]
     for agent in _agents(cells):
         row = []
         for g in gaps:
@@ -74,8 +76,9 @@ def table(cells: dict[tuple[str, float], list[tuple[int, bool]]], bound: dict[fl
     return "\n".join(lines)
 
 
-def figure(cells: dict[tuple[str, float], list[tuple[int, bool]]], bound: dict[float, float],
-           out: Path) -> None:
+def figure(
+    cells: dict[tuple[str, float], list[tuple[int, bool]]], bound: dict[float, float], out: Path
+) -> None:
     """Mean samples ± 1 s.d. against the gap, one line per agent, saved to ``out``.
 
     Args:
@@ -88,15 +91,23 @@ def figure(cells: dict[tuple[str, float], list[tuple[int, bool]]], bound: dict[f
         gaps = sorted(g for a, g in cells if a == agent)
         samples = [np.array([s for s, _ in cells[(agent, g)]], dtype=float) for g in gaps]
         shift = (i - 0.5) * 0.0012  # keep the error bars of the two agents apart
-        ax.errorbar(np.array(gaps) + shift, [s.mean() for s in samples],
-                    yerr=[s.std() for s in samples], marker="o", ms=4, capsize=3, label=agent)
+        ax.errorbar(
+            np.array(gaps) + shift,
+            [s.mean() for s in samples],
+            yerr=[s.std() for s in samples],
+            marker="o",
+            ms=4,
+            capsize=3,
+            label=agent,
+        )
     gaps = sorted(bound)
     ax.plot(gaps, [bound[g] for g in gaps], ls="--", color="grey", label="T*·log(1/δ)")
     runs = min(len(v) for v in cells.values())
     ax.set_xlabel("gap")
     ax.set_ylabel("samples at stopping")
-    ax.set_title(f"e1..e5, θ = (gap, 0, 0, 0, 0), δ = 0.1: mean ± 1 s.d. over {runs} runs",
-                 fontsize=10)
+    ax.set_title(
+        f"e1..e5, θ = (gap, 0, 0, 0, 0), δ = 0.1: mean ± 1 s.d. over {runs} runs", fontsize=10
+    )
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
     save(fig, out)

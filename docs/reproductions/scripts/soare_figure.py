@@ -67,12 +67,19 @@ def table(runs: dict[str, list[dict]]) -> str:
     lines = ["| arm | " + " | ".join(agents) + " |", "|---|" + "---|" * len(agents)]
     for i, arm in enumerate(ARMS):
         lines.append(f"| {arm} | " + " | ".join(f"{pulls[a][i]:,.0f}" for a in agents) + " |")
-    lines.append("| **budget (mean)** | " + " | ".join(
-        f"**{np.mean([r['samples'] for r in runs[a]]):,.0f}**" for a in agents) + " |")
-    lines.append("| runs / errors | " + " | ".join(
-        f"{len(runs[a])} / {sum(not r['correct'] for r in runs[a])}" for a in agents) + " |")
-    lines.append("| T(e1)/T(e2) | " + " | ".join(
-        f"{pulls[a][0] / pulls[a][1]:.4f}" for a in agents) + " |")
+    lines.append(
+        "| **budget (mean)** | "
+        + " | ".join(f"**{np.mean([r['samples'] for r in runs[a]]):,.0f}**" for a in agents)
+        + " |"
+    )
+    lines.append(
+        "| runs / errors | "
+        + " | ".join(f"{len(runs[a])} / {sum(not r['correct'] for r in runs[a])}" for a in agents)
+        + " |"
+    )
+    lines.append(
+        "| T(e1)/T(e2) | " + " | ".join(f"{pulls[a][0] / pulls[a][1]:.4f}" for a in agents) + " |"
+    )
     return "\n".join(lines)
 
 
