@@ -4,10 +4,10 @@ Every agent implements ``reset / select / observe / recommend`` (``bandit_envs.A
 :func:`check_agent` tells whether an agent of your own honours that protocol.
 """
 
-from agents.adapters import AgentPolicy, PolicyAgent
 from agents.base import BaseAgent
 from agents.checks import AgentCheckError, CheckResult, check_agent
-from agents.uniform import Uniform
+from agents.linear_bai.uniform import Uniform
+from bandit_envs.rl.adapters import AgentPolicy, PolicyAgent
 
 __all__ = [
     "AgentCheckError",

@@ -13,9 +13,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from bandit_envs.core.problem import Answer, ProblemSpec
+from bandit_envs.core.protocols import AgentCapabilities, compatibility
 from bandit_envs.errors import AgentProtocolError, IncompatibleAgentError, InvalidParameterError
-from bandit_envs.problem import Answer, ProblemSpec
-from bandit_envs.protocols import AgentCapabilities, compatibility
 
 
 class BaseAgent:

@@ -39,12 +39,12 @@ from typing import Any
 
 import numpy as np
 
-from bandit_envs.env import PureExplorationEnv
+from bandit_envs.core.env import PureExplorationEnv
+from bandit_envs.core.models import ConstrainedGaussian, LinearGaussian, RewardModel
+from bandit_envs.core.protocols import Agent
+from bandit_envs.core.runner import EpisodeResult, run_episode, supports_batch
+from bandit_envs.core.tasks import AllEpsilonGood, BestArm, ConstrainedMixedSupport, ParetoSet
 from bandit_envs.errors import AgentProtocolError, BanditEnvError
-from bandit_envs.models import ConstrainedGaussian, LinearGaussian, RewardModel
-from bandit_envs.protocols import Agent
-from bandit_envs.runner import EpisodeResult, run_episode, supports_batch
-from bandit_envs.tasks import AllEpsilonGood, BestArm, ConstrainedMixedSupport, ParetoSet
 
 
 class AgentCheckError(BanditEnvError, AssertionError):

@@ -5,27 +5,49 @@
     import gymnasium as gym
     import bandit_envs
 
-    env = gym.make("LinearBAI-Soare-v0")          # fixed confidence, delta = 0.05
-    env = gym.make("LinearBAI-Soare-v0", budget=2000)   # fixed budget
+    env = gym.make("LinearBAI-Soare-v0")  # fixed confidence, delta = 0.05
+    env = gym.make("LinearBAI-Soare-v0", budget=2000)  # fixed budget
 
-Main names: :class:`ProblemSpec` (what agents are told), :class:`PureExplorationEnv` (the one
-environment class), :class:`Agent` (the agent protocol), :func:`run_episode` (the runner),
-:func:`sweep` (envs × agents × runs on any backend, resumable) and :func:`report`.
+The names below are the public surface: :class:`PureExplorationEnv` (the one environment class),
+:class:`ProblemSpec` (what agents are told), the agent protocol (:class:`Agent`,
+:class:`BatchAgent`, :class:`OracleAgent`, :class:`AgentCapabilities`), :func:`run_episode`,
+the tasks and reward models an environment is made of, the errors, and the RL wrappers. The
+shared math (optimal designs, least squares, thresholds, gaps, LP bases) is in
+:mod:`bandit_envs.theory`; the factories behind the ids are in :mod:`bandit_envs.envs`.
 """
 
-from bandit_envs.env import PureExplorationEnv
-from bandit_envs.eps_good import (
-    EpsGoodGaps,
-    EpsGoodLowerBound,
-    eps_good_gaps,
-    eps_good_lower_bound,
-    good_mask,
+from __future__ import annotations
+
+import importlib
+import warnings
+from typing import Any
+
+from bandit_envs.core.env import PureExplorationEnv
+from bandit_envs.core.models import (
+    ConstrainedGaussian,
+    LinearGaussian,
+    LogisticGLM,
+    MisspecifiedLinearGaussian,
+    PoissonGLM,
+    RewardModel,
 )
+from bandit_envs.core.problem import Answer, ProblemSpec, as_answer
+from bandit_envs.core.protocols import (
+    Agent,
+    AgentCapabilities,
+    BatchAgent,
+    OracleAgent,
+    compatibility,
+)
+from bandit_envs.core.runner import EpisodeResult, run_episode
+from bandit_envs.core.tasks import AllEpsilonGood, BestArm, ConstrainedMixedSupport, ParetoSet, Task
+from bandit_envs.envs.registration import register_envs
 from bandit_envs.errors import (
     AgentProtocolError,
     BanditEnvError,
     BudgetExceededError,
     CorruptResultsError,
+    DataError,
     EpisodeOver,
     IncompatibleAgentError,
     InvalidActionError,
@@ -37,49 +59,7 @@ from bandit_envs.errors import (
     UnknownNameError,
     WorkerLostError,
 )
-from bandit_envs.lp import (
-    BasisScan,
-    Hardness,
-    LPSolution,
-    OptimalBasis,
-    intersection_values,
-    lagrangian_scores,
-    mixing_weights,
-    optimal_basis,
-    scan_bases,
-    split_answer,
-    standard_form,
-)
-from bandit_envs.models import (
-    ConstrainedGaussian,
-    LinearGaussian,
-    LogisticGLM,
-    MisspecifiedLinearGaussian,
-    PoissonGLM,
-    RewardModel,
-)
-from bandit_envs.pareto import (
-    PSIGaps,
-    dominance_margins,
-    empirical_gaps,
-    is_eps_pareto_set,
-    pareto_mask,
-    psi_gaps,
-)
-from bandit_envs.problem import Answer, Grade, ProblemSpec, as_answer, grade
-from bandit_envs.protocols import (
-    Agent,
-    AgentCapabilities,
-    BatchAgent,
-    OracleAgent,
-    compatibility,
-)
-from bandit_envs.registration import ENVS, register_envs
-from bandit_envs.reporting import report, summarize
-from bandit_envs.runner import EpisodeResult, run_episode
-from bandit_envs.sweeps import read_results, sweep
-from bandit_envs.tasks import AllEpsilonGood, BestArm, ConstrainedMixedSupport, ParetoSet, Task
-from bandit_envs.wrappers import (
+from bandit_envs.rl.wrappers import (
     ActionMask,
     BanditStatistics,
     DiscretePulls,
@@ -87,9 +67,73 @@ from bandit_envs.wrappers import (
     SufficientStatistics,
 )
 
-__version__ = "0.1.0"
+__version__ = "0.2.0.dev0"
 
 register_envs()
+
+#: names exported here up to version 0.1, now in the module named (deprecated aliases, removed
+#: in the next release).
+_MOVED = {
+    **dict.fromkeys(
+        ("EpsGoodGaps", "EpsGoodLowerBound", "eps_good_gaps", "eps_good_lower_bound", "good_mask"),
+        "bandit_envs.theory.eps_good",
+    ),
+    **dict.fromkeys(
+        (
+            "PSIGaps",
+            "dominance_margins",
+            "empirical_gaps",
+            "is_eps_pareto_set",
+            "pareto_mask",
+            "psi_gaps",
+        ),
+        "bandit_envs.theory.pareto",
+    ),
+    **dict.fromkeys(
+        (
+            "BasisScan",
+            "Hardness",
+            "LPSolution",
+            "OptimalBasis",
+            "intersection_values",
+            "lagrangian_scores",
+            "mixing_weights",
+            "optimal_basis",
+            "scan_bases",
+            "split_answer",
+            "standard_form",
+        ),
+        "bandit_envs.theory.lp",
+    ),
+    **dict.fromkeys(("Grade", "grade"), "bandit_envs.core.problem"),
+    "ENVS": "bandit_envs.envs.registration",
+}
+#: names that moved up to the registry package, which this package must not import.
+_MOVED_UP = {
+    "sweep": "registry.sweep",
+    "read_results": "registry.read_results",
+    "report": "registry.report",
+    "summarize": "registry.summarize",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _MOVED:
+        module = _MOVED[name]
+        warnings.warn(
+            f"bandit_envs.{name} is deprecated and will be removed in the next release; import "
+            f"it from {module}.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(importlib.import_module(module), name)
+    if name in _MOVED_UP:
+        raise AttributeError(
+            f"bandit_envs.{name} has moved to {_MOVED_UP[name]} (sweeps and reports belong to "
+            f"the registry package, which knows the agents)."
+        )
+    raise AttributeError(f"module 'bandit_envs' has no attribute {name!r}")
+
 
 __all__ = [
     "ActionMask",
@@ -100,33 +144,25 @@ __all__ = [
     "Answer",
     "BanditEnvError",
     "BanditStatistics",
-    "BasisScan",
     "BatchAgent",
     "BestArm",
     "BudgetExceededError",
     "ConstrainedGaussian",
     "ConstrainedMixedSupport",
     "CorruptResultsError",
+    "DataError",
     "DiscretePulls",
-    "ENVS",
     "EpisodeOver",
     "EpisodeResult",
-    "EpsGoodGaps",
-    "EpsGoodLowerBound",
-    "Grade",
-    "Hardness",
     "IncompatibleAgentError",
     "InvalidActionError",
     "InvalidAnswerError",
     "InvalidInstanceError",
     "InvalidParameterError",
-    "LPSolution",
     "LinearGaussian",
     "LogisticGLM",
     "MisspecifiedLinearGaussian",
-    "OptimalBasis",
     "OracleAgent",
-    "PSIGaps",
     "ParetoSet",
     "PlugInRecommender",
     "PoissonGLM",
@@ -142,25 +178,5 @@ __all__ = [
     "__version__",
     "as_answer",
     "compatibility",
-    "dominance_margins",
-    "empirical_gaps",
-    "eps_good_gaps",
-    "eps_good_lower_bound",
-    "good_mask",
-    "grade",
-    "intersection_values",
-    "is_eps_pareto_set",
-    "lagrangian_scores",
-    "mixing_weights",
-    "optimal_basis",
-    "pareto_mask",
-    "psi_gaps",
-    "read_results",
-    "report",
     "run_episode",
-    "scan_bases",
-    "split_answer",
-    "standard_form",
-    "summarize",
-    "sweep",
 ]

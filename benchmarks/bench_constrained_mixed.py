@@ -1,7 +1,7 @@
 """SFSR, SFSR-L and USLP: time per episode and how it grows with K and L (spec 004, issue 8).
 
 Target (issue 8): one SFSR episode on a Table-1 instance (K = 24, L = 2) at N = 5000 in ≤ 50 ms,
-with the 2600-basis enumeration per round vectorised (:func:`bandit_envs.lp.scan_bases`).
+with the 2600-basis enumeration per round vectorised (:func:`bandit_envs.theory.lp.scan_bases`).
 Both runner paths are timed: the exact batch path (one batch per round: the per-episode cost no
 longer depends on N) and the one-pull path (N calls of select/observe).
 
@@ -21,7 +21,7 @@ import gymnasium as gym
 import numpy as np
 
 import bandit_envs  # noqa: F401
-from agents.sfsr import SFSR, SFSRL, USLP
+from agents.constrained.sfsr import SFSR, SFSRL, USLP
 from bandit_envs import run_episode
 
 AGENTS = {

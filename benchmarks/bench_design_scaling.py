@@ -1,9 +1,9 @@
 """Scaling of the design solvers in the number of arms K and the dimension h (issue 10, item 3).
 
-For the G-optimal design (:func:`bandit_envs.design.g_optimal_design`), the XY design on all
-K(K−1)/2 pairs (:func:`bandit_envs.design.xy_design`) and a transductive design whose targets are
+For the G-optimal design (:func:`bandit_envs.theory.design.g_optimal_design`), the XY design on all
+K(K−1)/2 pairs (:func:`bandit_envs.theory.design.xy_design`) and a transductive design whose targets are
 the differences ``x* − x`` between a given best arm and the others (the oracle / Track-and-Stop
-targets of :func:`bandit_envs.complexity`, unit weights), on seeded standard Gaussian features,
+targets of :func:`bandit_envs.theory.complexity`, unit weights), on seeded standard Gaussian features,
 over K ∈ {10, 100, 1000, 10⁴} × h ∈ {2, 5, 20, 50}, each solver at its default tolerance, this
 prints:
 
@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from bandit_envs.design import DesignResult, g_optimal_design, transductive_design, xy_design
+from bandit_envs.theory.design import DesignResult, g_optimal_design, transductive_design, xy_design
 
 K_GRID = (10, 100, 1000, 10_000)
 H_GRID = (2, 5, 20, 50)

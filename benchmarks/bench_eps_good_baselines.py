@@ -28,12 +28,12 @@ import time
 
 import numpy as np
 
-from agents.bayes_fb import KGCB, BayesGap
-from agents.lazy_tts import LazyTTS
+from agents.eps_good.lazy_tts import LazyTTS
+from agents.linear_bai.bayes_fb import KGCB, BayesGap
 from bandit_envs import run_episode
-from bandit_envs.env import PureExplorationEnv
-from bandit_envs.models import LinearGaussian
-from bandit_envs.tasks import AllEpsilonGood
+from bandit_envs.core.env import PureExplorationEnv
+from bandit_envs.core.models import LinearGaussian
+from bandit_envs.core.tasks import AllEpsilonGood
 
 #: Li et al. Table 2 (seconds per run): (adaptive (8, 4) ε = 0.2, static d = 8)
 PAPER = {"BayesGap": (0.110, 0.036), "KGCB": (1.936, 0.303), "LazyTTS": (3.904, 0.198)}

@@ -22,8 +22,8 @@ import gymnasium as gym
 import numpy as np
 
 import bandit_envs  # noqa: F401
-from agents._design_cache import DESIGNS
-from agents.gege import GEGE
+from agents.common.design_cache import DESIGNS
+from agents.pareto.gege import GEGE
 from bandit_envs import run_episode
 
 SEEDS = range(50)

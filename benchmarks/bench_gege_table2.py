@@ -22,10 +22,10 @@ import gymnasium as gym
 import numpy as np
 
 import bandit_envs  # noqa: F401 - registers the ids
-from agents._design_cache import DESIGNS
-from agents.gege import GEGE
+from agents.common.design_cache import DESIGNS
+from agents.pareto.gege import GEGE
 from bandit_envs import run_episode
-from bandit_envs.pareto import psi_gaps
+from bandit_envs.theory.pareto import psi_gaps
 
 #: (K, h, d) and the paper's milliseconds: (fixed confidence δ = 0.1, fixed budget T = 500).
 TABLE2 = {

@@ -18,12 +18,12 @@ import time
 
 import numpy as np
 
-from agents._design_cache import DESIGNS
-from agents.linfact import LinFACTG, LinFACTXY
+from agents.common.design_cache import DESIGNS
+from agents.eps_good.linfact import LinFACTG, LinFACTXY
 from bandit_envs import run_episode
-from bandit_envs.env import PureExplorationEnv
-from bandit_envs.models import LinearGaussian
-from bandit_envs.tasks import AllEpsilonGood
+from bandit_envs.core.env import PureExplorationEnv
+from bandit_envs.core.models import LinearGaussian
+from bandit_envs.core.tasks import AllEpsilonGood
 
 #: the paper's Table 2 (seconds per run): (LinFACT-G, LinFACT-XY) per setting.
 PAPER = {

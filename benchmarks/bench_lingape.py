@@ -18,7 +18,7 @@ import numpy as np
 
 import bandit_envs  # noqa: F401
 from agents import Uniform
-from agents.lingape import LinGapE
+from agents.linear_bai.lingape import LinGapE
 from bandit_envs import run_episode
 
 INSTANCES = (dict(d=2, omega=0.1), dict(d=5, omega=0.01))

@@ -15,7 +15,7 @@ import numpy as np
 
 import bandit_envs  # noqa: F401
 from agents import Uniform
-from agents.od_linbai import ODLinBAI
+from agents.linear_bai.od_linbai import ODLinBAI
 from bandit_envs import run_episode
 
 INSTANCES = {

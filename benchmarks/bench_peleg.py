@@ -20,7 +20,7 @@ import gymnasium as gym
 import numpy as np
 
 import bandit_envs  # noqa: F401
-from agents.peleg import PELEG
+from agents.linear_bai.peleg import PELEG
 from bandit_envs import run_episode
 
 

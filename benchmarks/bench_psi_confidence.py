@@ -24,8 +24,8 @@ import gymnasium as gym
 import numpy as np
 
 import bandit_envs  # noqa: F401
-from agents.gege import GEGE
-from agents.psi_confidence import APE, PAL, Racing
+from agents.pareto.gege import GEGE
+from agents.pareto.psi_confidence import APE, PAL, Racing
 from bandit_envs import run_episode
 
 

@@ -14,8 +14,8 @@ import gymnasium as gym
 import numpy as np
 
 import bandit_envs  # noqa: F401
-from agents.gege import GEGE
-from agents.psi_elimination import EGESH, EGESR, PSIUniform
+from agents.pareto.gege import GEGE
+from agents.pareto.psi_elimination import EGESH, EGESR, PSIUniform
 from bandit_envs import run_episode
 
 SEEDS = range(100)

@@ -2,7 +2,7 @@
 
 Run from the repository root: ``python benchmarks/bench_rage.py [--seeds 50]``. The first
 episode on an instance solves the XY designs (reported as "cold"); later episodes find them in
-the process-wide design memo (``agents._design_cache``), which is what a sweep sees.
+the process-wide design memo (``agents.common.design_cache``), which is what a sweep sees.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import gymnasium as gym
 import numpy as np
 
 import bandit_envs  # noqa: F401
-from agents._design_cache import DESIGNS
-from agents.rage import RAGE
+from agents.common.design_cache import DESIGNS
+from agents.linear_bai.rage import RAGE
 from bandit_envs import run_episode
 
 INSTANCES = (dict(d=2, omega=0.1), dict(d=5, omega=0.01))

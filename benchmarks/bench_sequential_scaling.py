@@ -17,7 +17,7 @@ on the wall clock and on the process CPU clock (``process_time``, which other pr
 shared 2-core machine barely move; the wall clock can double under load). Best of ``--repeats``
 runs (3; ``--quick``, K = 10⁴ and Track-and-Stop: 1), with LinGapE's memo of ratio-rule LPs
 cleared before each run (cold). For Track-and-Stop the time inside its design solves
-(``_solve``, i.e. :func:`bandit_envs.design.transductive_design`) is measured too, and the cost
+(``_solve``, i.e. :func:`bandit_envs.theory.design.transductive_design`) is measured too, and the cost
 without them.
 
 **Instances.** Linear best arm: ``LinearBAI-Custom-v0`` with K seeded Gaussian features on the
@@ -57,11 +57,11 @@ import gymnasium as gym
 import numpy as np
 
 import bandit_envs  # noqa: F401
-from agents._design_cache import DESIGNS
-from agents.lingape import LinGapE
-from agents.psi_confidence import APE
-from agents.track_and_stop import LinearTrackAndStop
-from bandit_envs.problem import ProblemSpec
+from agents.common.design_cache import DESIGNS
+from agents.linear_bai.lingape import LinGapE
+from agents.linear_bai.track_and_stop import LinearTrackAndStop
+from agents.pareto.psi_confidence import APE
+from bandit_envs.core.problem import ProblemSpec
 
 #: agents of the table: a factory and the family of instance it runs on.
 AGENTS: dict[str, tuple[Callable[[], object], str]] = {

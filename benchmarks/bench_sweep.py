@@ -12,7 +12,7 @@ import gymnasium as gym
 import bandit_envs  # noqa: F401
 from agents import Uniform
 from bandit_envs import run_episode
-from bandit_envs.sweeps import sweep
+from registry.sweeps import sweep
 
 
 def timed(fn) -> float:

@@ -27,11 +27,11 @@ import time
 import numpy as np
 
 from agents import Uniform
-from agents.top_m import LinGIFA, MLinGapE
+from agents.eps_good.top_m import LinGIFA, MLinGapE
 from bandit_envs import run_episode
-from bandit_envs.env import PureExplorationEnv
-from bandit_envs.models import LinearGaussian
-from bandit_envs.tasks import AllEpsilonGood, BestArm
+from bandit_envs.core.env import PureExplorationEnv
+from bandit_envs.core.models import LinearGaussian
+from bandit_envs.core.tasks import AllEpsilonGood, BestArm
 
 DELTA = 0.05
 PAPER_SECONDS = {  # Table 2 (spec 002 §4.5): (instance, agent) -> s per run

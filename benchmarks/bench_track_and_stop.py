@@ -17,7 +17,7 @@ import gymnasium as gym
 import numpy as np
 
 import bandit_envs  # noqa: F401
-from agents.track_and_stop import LinearTrackAndStop
+from agents.linear_bai.track_and_stop import LinearTrackAndStop
 from bandit_envs import run_episode
 
 INSTANCES = (("d=2, ω=0.1", {}), ("d=5, ω=0.01", {"d": 5, "omega": 0.01}))

@@ -1,6 +1,6 @@
 """Pictures of three environment families, each after an agent has spent a third of its run.
 
-Draws ``render_mode="rgb_array"`` frames (bandit_envs.rendering) and saves them as PNG files:
+Draws ``render_mode="rgb_array"`` frames (bandit_envs.core.rendering) and saves them as PNG files:
 
 * ``render_linear.png``: LinearBAI-Soare-v0 (Soare et al. 2014, δ = 0.05) with LinGapE;
 * ``render_psi.png``: LinearPSI-Synthetic-v0 (Kone et al., δ = 0.1) with APE;
@@ -25,7 +25,7 @@ import numpy as np
 
 import bandit_envs  # noqa: F401  (registers the ids)
 import registry
-from bandit_envs.runner import episode_seeds
+from bandit_envs.core.runner import episode_seeds
 
 GALLERY = (
     ("linear", "LinearBAI-Soare-v0", {}, "LinGapE"),

@@ -1,4 +1,4 @@
-"""The catalogue of the suite: environment ids, agent names, compatibility, and the CLI.
+"""The top layer: the catalogue (ids, agents, compatibility), sweeps, reports, the audit, the CLI.
 
 >>> import registry
 >>> "Uniform" in registry.list_agents()
@@ -18,6 +18,8 @@ from registry.catalogue import (
     make_agent,
     make_env,
 )
+from registry.reporting import report, summarize
+from registry.sweeps import read_results, sweep
 
 __all__ = [
     "AGENTS",
@@ -30,4 +32,8 @@ __all__ = [
     "list_envs",
     "make_agent",
     "make_env",
+    "read_results",
+    "report",
+    "summarize",
+    "sweep",
 ]

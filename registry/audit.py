@@ -18,7 +18,7 @@ certify δ-correctness: proven thresholds are conservative, so their error rates
 instances are far below δ, and a heuristic threshold that is too small in some regime (many
 arms, tiny gaps, long episodes) can look safe on easy instances.
 
-Each (agent, easy instance, δ) cell is one resumable sweep (:func:`bandit_envs.sweeps.sweep`)
+Each (agent, easy instance, δ) cell is one resumable sweep (:func:`registry.sweeps.sweep`)
 in its own folder ``OUT/<agent>/<instance>/delta=<δ>``, so a killed audit resumes where it
 stopped, and audits of different agent or env selections share their finished cells. An
 episode truncated by the ``max_samples`` safety cap is graded wrong by the environment, hence
@@ -46,11 +46,11 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from bandit_envs.core.protocols import compatibility
 from bandit_envs.errors import DataError, InvalidParameterError, UnknownNameError
-from bandit_envs.protocols import compatibility
-from bandit_envs.reporting import clopper_pearson, format_table
-from bandit_envs.sweeps import AgentSetting, sweep
 from registry.catalogue import agent_entry, env_entry, list_agents, make_env
+from registry.reporting import clopper_pearson, format_table
+from registry.sweeps import AgentSetting, sweep
 
 #: the confidence level of the interval that decides a violation.
 LEVEL = 0.95
@@ -501,7 +501,7 @@ def _check_delta(delta: Any) -> float:
 
 
 def _missing_data(instance: EasyInstance) -> str | None:
-    from bandit_envs.datasets import dataset_path
+    from bandit_envs.data.datasets import dataset_path
 
     for name in env_entry(instance.env_id).datasets:
         try:
@@ -509,7 +509,7 @@ def _missing_data(instance: EasyInstance) -> str | None:
         except DataError:
             return (
                 f"{instance.name}: needs the {name} data set (set BANDIT_ENVS_DATA, or run "
-                f"`python -m bandit_envs.datasets fetch {name}`)"
+                f"`python -m bandit_envs.data.datasets fetch {name}`)"
             )
     return None
 

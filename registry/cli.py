@@ -21,15 +21,13 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
+from bandit_envs.core.runner import EpisodeResult, run_episode
 from bandit_envs.errors import (
     InvalidParameterError,
     ResultsWriteError,
     UnknownNameError,
     WorkerLostError,
 )
-from bandit_envs.reporting import format_table, report, summarize
-from bandit_envs.runner import EpisodeResult, run_episode
-from bandit_envs.sweeps import BACKENDS, export, read_results, sweep
 from registry.catalogue import (
     AGENTS,
     compatibility_matrix,
@@ -45,6 +43,8 @@ from registry.config import (
     parse_config,
     validate_settings,
 )
+from registry.reporting import format_table, report, summarize
+from registry.sweeps import BACKENDS, export, read_results, sweep
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
@@ -209,7 +209,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def _cmd_plot(args: argparse.Namespace) -> int:
-    from bandit_envs.plots import plot_all
+    from registry.plots import plot_all
 
     records = read_results(args.folder)
     paths = plot_all(records, args.out or args.folder)

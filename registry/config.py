@@ -30,7 +30,7 @@ from typing import Any
 import gymnasium as gym
 
 from bandit_envs.errors import BanditEnvError, InvalidParameterError
-from bandit_envs.sweeps import BACKENDS, AgentSetting, EnvSetting, _as_agents, _as_envs
+from registry.sweeps import BACKENDS, AgentSetting, EnvSetting, _as_agents, _as_envs
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -169,7 +169,7 @@ def load_config(path: str | Path) -> SweepConfig:
 
 def validate_settings(config: SweepConfig) -> None:
     """Build every env setting and agent setting once, so bad keywords fail before running."""
-    from bandit_envs.sweeps import _make_env, resolve_agent
+    from registry.sweeps import _make_env, resolve_agent
 
     for i, env in enumerate(config.envs, start=1):
         try:

@@ -10,7 +10,7 @@ from pathlib import Path
 # Seeded results are bit-for-bit reproducible for a given number of BLAS threads: a multithreaded
 # OpenBLAS sums in another order, and an adaptive agent's trajectory can then branch (a near-tie
 # in a design solve). The recorded-result tests were recorded with one thread, which is also what
-# sweep workers use (bandit_envs.sweeps), so the suite pins it before NumPy loads BLAS.
+# sweep workers use (registry.sweeps), so the suite pins it before NumPy loads BLAS.
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 if "numpy" in sys.modules:  # a plugin imported NumPy first: the pin may not have taken effect
@@ -29,9 +29,9 @@ if "BANDIT_ENVS_DATA" not in os.environ and _SHARED_DATA.is_dir():
 
 def skip_without_data(env_id: str) -> None:
     """Skip, naming what is missing, when ``env_id`` reads a data set not available locally."""
-    from bandit_envs.datasets import dataset_path
+    from bandit_envs.data.datasets import dataset_path
+    from bandit_envs.envs.registration import ENVS
     from bandit_envs.errors import DataError
-    from bandit_envs.registration import ENVS
 
     for entry in ENVS:
         if entry.id != env_id:

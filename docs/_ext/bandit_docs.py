@@ -98,7 +98,7 @@ def write_catalogues(folder: Path) -> None:
     envs = [
         "# Environment catalogue",
         "",
-        "Generated from `bandit_envs.registration.ENVS` at every build of these docs "
+        "Generated from `bandit_envs.envs.registration.ENVS` at every build of these docs "
         f"({len(ENVS)} ids). Every id is registered with Gymnasium: "
         "`gym.make(id, **keywords)`. Keywords marked *required* have no default.",
         "",

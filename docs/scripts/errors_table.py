@@ -1,8 +1,8 @@
-"""Write ``docs/errors.md``, the table of refused inputs, from ``tests/test_errors_table.py``.
+"""Write ``docs/errors.md``, the table of refused inputs, from ``tests/integration/test_errors_table.py``.
 
 The rows live in the test module (``CASES``), where each one is run and its exception and exact
 message checked; this script only renders them. ``--check`` exits with status 1 when the page
-is out of date instead of writing it (``tests/test_errors_table.py`` checks the same).
+is out of date instead of writing it (``tests/integration/test_errors_table.py`` checks the same).
 
 Usage::
 
@@ -23,7 +23,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="only check that the page is current")
     args = parser.parse_args(argv)
-    sys.path.insert(0, str(ROOT / "tests"))
+    sys.path.insert(0, str(ROOT / "tests" / "integration"))
     sys.path.insert(0, str(ROOT))
     from test_errors_table import PAGE, render_page
 

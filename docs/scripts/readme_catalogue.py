@@ -2,7 +2,7 @@
 
 Usage: ``python docs/scripts/readme_catalogue.py`` (rewrites the block between the
 ``<!-- catalogue:start -->`` and ``<!-- catalogue:end -->`` markers of README.md);
-``--check`` exits 1 when the README is not current. ``tests/test_readme.py`` runs the check, so
+``--check`` exits 1 when the README is not current. ``tests/integration/test_readme.py`` runs the check, so
 the table cannot drift from the registry.
 """
 

@@ -50,12 +50,12 @@ is dropped in phase m and sum over m.
 
 Helpers (use them: do not re-implement the numerics)
 ---------------------------------------------------
-* ``bandit_envs.linalg``: ``reduce_features(features)`` → (z, U), coordinates of the arms in a
+* ``bandit_envs.theory.linalg``: ``reduce_features(features)`` → (z, U), coordinates of the arms in a
   basis of their span (use z everywhere: features need not span R^h);
   ``projected_least_squares(z, counts, sums)``; ``matrix_norms_sq(vectors, M)``.
-* ``bandit_envs.design``: ``transductive_design``, ``pairwise_differences``,
+* ``bandit_envs.theory.design``: ``transductive_design``, ``pairwise_differences``,
   ``g_optimal_design``, ``round_design``.
-* ``bandit_envs.thresholds``: ``fixed_design_threshold(m, delta, K)``; ``glr_best_arm`` if you
+* ``bandit_envs.theory.thresholds``: ``fixed_design_threshold(m, delta, K)``; ``glr_best_arm`` if you
   want the GLR statistic of all arms at once.
 
 Rules of the protocol (the grader checks every one with ``agents.check_agent``)
@@ -79,20 +79,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from bandit_envs.design import (  # noqa: F401 - the helpers you will need
+from bandit_envs.core.problem import ProblemSpec
+from bandit_envs.core.protocols import AgentCapabilities
+from bandit_envs.theory.design import (  # noqa: F401 - the helpers you will need
     g_optimal_design,
     pairwise_differences,
     round_design,
     transductive_design,
 )
-from bandit_envs.linalg import (  # noqa: F401
+from bandit_envs.theory.linalg import (  # noqa: F401
     matrix_norms_sq,
     projected_least_squares,
     reduce_features,
 )
-from bandit_envs.problem import ProblemSpec
-from bandit_envs.protocols import AgentCapabilities
-from bandit_envs.thresholds import fixed_design_threshold  # noqa: F401
+from bandit_envs.theory.thresholds import fixed_design_threshold  # noqa: F401
 
 
 class PhasedElimination:

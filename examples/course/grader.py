@@ -56,8 +56,8 @@ import bandit_envs  # noqa: F401 - registers the environment ids
 from agents import CheckResult, check_agent
 from agents.checks import CheckFailure
 from bandit_envs import run_episode
+from bandit_envs.envs.linear_best_arm import soare_features, sphere_instance
 from bandit_envs.errors import AgentProtocolError
-from bandit_envs.instances.linear_bai import soare_features, sphere_instance
 from registry import make_agent
 
 # --------------------------------------------------------------------------- configuration

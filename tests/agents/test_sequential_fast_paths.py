@@ -12,7 +12,7 @@
 * Track-and-Stop's O(h) certificate that skips the O(K h) GLR statistic decides exactly as
   the full test, and its :attr:`statistic` still reports the exact Z(t).
 
-Note: Track-and-Stop's records also depend on :func:`bandit_envs.design.transductive_design`;
+Note: Track-and-Stop's records also depend on :func:`bandit_envs.theory.design.transductive_design`;
 a change of that solver's iterates may legitimately change them.
 """
 
@@ -26,15 +26,15 @@ import pytest
 from scipy import stats
 
 import bandit_envs  # noqa: F401
-from agents import lingape as lingape_module
-from agents._design_cache import DESIGNS
-from agents.lazy_tts import LazyTTS
-from agents.lingape import LinGapE, single_direction_design, single_direction_design_full
-from agents.psi_confidence import APE
-from agents.top_m import LinGIFA, MLinGapE
-from agents.track_and_stop import LinearTrackAndStop
+from agents.common.design_cache import DESIGNS
+from agents.eps_good.lazy_tts import LazyTTS
+from agents.eps_good.top_m import LinGIFA, MLinGapE
+from agents.linear_bai import lingape as lingape_module
+from agents.linear_bai.lingape import LinGapE, single_direction_design, single_direction_design_full
+from agents.linear_bai.track_and_stop import LinearTrackAndStop
+from agents.pareto.psi_confidence import APE
 from bandit_envs import run_episode
-from bandit_envs.thresholds import glr_best_arm
+from bandit_envs.theory.thresholds import glr_best_arm
 
 
 def _custom(k: int, h: int, seed: int, sigma: float = 1.0) -> gym.Env:

@@ -19,8 +19,8 @@ from pathlib import Path
 
 from _figure_cli import command_line, save
 
-from bandit_envs.plots import pyplot
-from bandit_envs.reporting import clopper_pearson
+from registry.plots import pyplot
+from registry.reporting import clopper_pearson
 
 plt = pyplot()  # matplotlib (Agg), or an error naming the extra to install: bandit-envs[plot]
 import matplotlib.ticker  # noqa: E402  (matplotlib is importable from here on)

@@ -6,7 +6,7 @@ Usage::
         docs/reproductions/figures/gege_noc_fixed_budget.png [--table]
 
 Reads the records of ``experiments/psi_noc_fixed_budget.toml`` with
-``bandit_envs.sweeps.read_results`` and draws the misidentification rate (the answer is not
+``registry.sweeps.read_results`` and draws the misidentification rate (the answer is not
 exactly the Pareto set) against the budget T for every agent, with 95% Clopper-Pearson bands.
 With ``--table`` it also prints the Markdown table of the page (error rate per budget and agent).
 """
@@ -18,9 +18,9 @@ from pathlib import Path
 
 from _figure_cli import command_line, save
 
-from bandit_envs.plots import pyplot
-from bandit_envs.reporting import clopper_pearson
-from bandit_envs.sweeps import read_results
+from registry.plots import pyplot
+from registry.reporting import clopper_pearson
+from registry.sweeps import read_results
 
 plt = pyplot()  # matplotlib (Agg), or an error naming the extra to install: bandit-envs[plot]
 

@@ -6,7 +6,7 @@ Usage::
         docs/reproductions/figures/linfact_samples.png [--table]
 
 Reads the records of ``experiments/eps_good_linfact.toml`` with
-``bandit_envs.sweeps.read_results``, pools the instance draws (``instance_seed``) of each setting
+``registry.sweeps.read_results``, pools the instance draws (``instance_seed``) of each setting
 as the paper does, and draws the mean samples at stopping of every agent per setting (log axis)
 next to the lower bound T* log(1/delta) averaged over the draws. With ``--table`` it also prints
 the Markdown table: runs, error rate, F1, mean samples, lower bound and their ratio per setting
@@ -22,8 +22,8 @@ from pathlib import Path
 import numpy as np
 from _figure_cli import command_line, save
 
-from bandit_envs.plots import pyplot
-from bandit_envs.sweeps import read_results
+from registry.plots import pyplot
+from registry.sweeps import read_results
 
 plt = pyplot()  # matplotlib (Agg), or an error naming the extra to install: bandit-envs[plot]
 

@@ -6,7 +6,7 @@ Usage::
         docs/reproductions/figures/peleg_setting1b.png [--table]
 
 Reads the records of ``experiments/peleg_setting1b.toml`` with
-``bandit_envs.sweeps.read_results`` and draws, for every agent, the mean number of samples at
+``registry.sweeps.read_results`` and draws, for every agent, the mean number of samples at
 stopping against the gap with ±1 standard deviation bars (the paper's App. G convention), and the
 lower bound T*(theta) log(1/delta) of each instance. With ``--table`` it also prints the
 Markdown table of the page: mean samples (wrong answers / runs) per agent and gap.
@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 from _figure_cli import command_line, save
 
-from bandit_envs.plots import pyplot
-from bandit_envs.sweeps import read_results
+from registry.plots import pyplot
+from registry.sweeps import read_results
 
 plt = pyplot()  # matplotlib (Agg), or an error naming the extra to install: bandit-envs[plot]
 

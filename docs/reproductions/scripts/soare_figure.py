@@ -7,7 +7,7 @@ Usage::
 
 Reads the records of ``experiments/soare_allocation_d5_beta2.toml`` (the constant threshold
 beta = 2 that the paper's budgets imply; not delta-correct) with
-``bandit_envs.sweeps.read_results`` and draws, for the oracle (Eq. 4 stop), XY-adaptive, the XY and
+``registry.sweeps.read_results`` and draws, for the oracle (Eq. 4 stop), XY-adaptive, the XY and
 the G allocations, the mean pulls per arm next to the paper's App. E table (d = 5, omega = 0.01,
 theta = 2 e1). With ``--table`` it also prints the Markdown table of the page: mean pulls per arm,
 mean budget, runs / errors and T(e1)/T(e2) (the ratio of the mean pulls) per agent.
@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 from _figure_cli import command_line, save
 
-from bandit_envs.plots import pyplot
-from bandit_envs.sweeps import read_results
+from registry.plots import pyplot
+from registry.sweeps import read_results
 
 plt = pyplot()  # matplotlib (Agg), or an error naming the extra to install: bandit-envs[plot]
 

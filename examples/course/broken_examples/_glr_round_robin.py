@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from bandit_envs.linalg import reduce_features
-from bandit_envs.protocols import AgentCapabilities
-from bandit_envs.thresholds import fixed_design_threshold, glr_best_arm
+from bandit_envs.core.protocols import AgentCapabilities
+from bandit_envs.theory.linalg import reduce_features
+from bandit_envs.theory.thresholds import fixed_design_threshold, glr_best_arm
 
 
 class RoundRobinGLR:

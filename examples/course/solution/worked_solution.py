@@ -8,16 +8,16 @@ Phase m = 1, 2, … while more than one arm is active (𝒮₁ = all K arms):
 
 1. **Design.** λ_m = the XY design over *all* arms for the differences of the active arms,
    λ_m = argmin_λ max_{x, x' ∈ 𝒮_m} ‖x − x'‖²_{A(λ)⁻¹}, and ρ_m its value
-   (:func:`bandit_envs.design.transductive_design` on
-   :func:`bandit_envs.design.pairwise_differences`).
+   (:func:`bandit_envs.theory.design.transductive_design` on
+   :func:`bandit_envs.theory.design.pairwise_differences`).
 2. **Length.** N_m = ⌈2σ²β_m ρ_m / ε_m²⌉ with ε_m = 2^{-m} and
-   β_m = log((K − 1)π²m²/(12δ)) (:func:`bandit_envs.thresholds.fixed_design_threshold` with
+   β_m = log((K − 1)π²m²/(12δ)) (:func:`bandit_envs.theory.thresholds.fixed_design_threshold` with
    test index m): after N_m pulls the confidence width √(2σ²β_m)‖x − x'‖_{A_m⁻¹} of every
    active difference is about ε_m. At least one pull per support arm of λ_m.
-3. **Sampling.** Round λ_m to N_m integer pulls (:func:`bandit_envs.design.round_design`) and
+3. **Sampling.** Round λ_m to N_m integer pulls (:func:`bandit_envs.theory.design.round_design`) and
    pull them one at a time.
 4. **Elimination (GLR test).** Least squares on *this phase's* data only,
-   θ̂_m = A_m⁺b_m (:func:`bandit_envs.linalg.projected_least_squares`); with x̂ the empirical
+   θ̂_m = A_m⁺b_m (:func:`bandit_envs.theory.linalg.projected_least_squares`); with x̂ the empirical
    best active arm, drop every active x with
 
        Δ̂(x̂, x) = (x̂ − x)ᵀθ̂_m > 0  and  Δ̂(x̂, x)² ≥ 2σ²β_m ‖x̂ − x‖²_{A_m⁺}.
@@ -40,11 +40,11 @@ import math
 
 import numpy as np
 
-from bandit_envs.design import pairwise_differences, round_design, transductive_design
-from bandit_envs.linalg import matrix_norms_sq, projected_least_squares, reduce_features
-from bandit_envs.problem import ProblemSpec
-from bandit_envs.protocols import AgentCapabilities
-from bandit_envs.thresholds import fixed_design_threshold
+from bandit_envs.core.problem import ProblemSpec
+from bandit_envs.core.protocols import AgentCapabilities
+from bandit_envs.theory.design import pairwise_differences, round_design, transductive_design
+from bandit_envs.theory.linalg import matrix_norms_sq, projected_least_squares, reduce_features
+from bandit_envs.theory.thresholds import fixed_design_threshold
 
 #: designs already solved, keyed by (features, active arms). A design depends on nothing else, so
 #: reusing it across episodes changes no result; it saves a ~0.1 s solve per phase when the

@@ -1,0 +1,1 @@
+"""What several agents share: phase tracking, design caches."""

@@ -1,0 +1,1 @@
+"""Agents for constrained best mixed arm identification."""

@@ -1,0 +1,1 @@
+"""Agents for all-epsilon-good arm identification."""

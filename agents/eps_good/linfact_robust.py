@@ -1,0 +1,494 @@
+"""LinFACT beyond the linear model: LinFACT-MIS (misspecified) and LinFACT-GLM (Li et al. §5–§6).
+
+"Identifying All ε-Best Arms in (Misspecified) Linear Bandits" (Li, Ma, Hua & Zhu, arXiv
+2510.00073), Section 5 (paper L354–L460; E-Companion EC.8–EC.10) and Section 6 (L462–L523;
+EC.11); spec 002 §2.5–§2.6 restates them and §5 items 18–19 list the choices the paper leaves
+open. Both agents are small subclasses of the LinFACT skeleton (:class:`agents.eps_good.linfact._LinFACT`:
+G-optimal rounds on the projected active arms, fresh data every round, Algorithm 3, the exact
+batch path); they change only the round's pulls, estimator and confidence radius. The math is
+shared with the environments: :mod:`bandit_envs.theory.misspecification` (orthogonal estimator, radius
+inflation) and :mod:`bandit_envs.theory.glm` (links, maximum likelihood).
+
+* :class:`LinFACTMIS`: misspecified linear model ``μ = Ψθ + Δ_m``, ``‖Δ_m‖_∞ ≤ L_m``;
+* :class:`LinFACTGLM`: generalized linear model ``E[X | a] = μ_link(aᵀθ)``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from agents.eps_good.linfact import _ceil, _g_design, _LinFACT
+from bandit_envs.core.problem import ProblemSpec
+from bandit_envs.core.protocols import AgentCapabilities
+from bandit_envs.errors import InvalidParameterError
+from bandit_envs.theory.glm import LINKS, Link, get_link, glm_mle
+from bandit_envs.theory.misspecification import orthogonal_estimate, radius_inflation
+
+__all__ = ["LinFACTGLM", "LinFACTMIS"]
+
+#: floor of ε² in the counts: a noiseless run that never stops reaches rounds where 4^{-r}
+#: underflows (the counts stay at one pull per support arm, σ² = 0).
+_TINY = 1e-300
+
+ESTIMATORS = ("ols", "orthogonal")
+USE_FEATURES = ("always", "when_cheaper", "never")
+
+
+class _GRounds(_LinFACT):
+    """G-optimal rounds (Algorithm 1's design) with the ``use_ambient_d`` choice of LinFACT-G."""
+
+    def _design_key(self) -> tuple:
+        return ("LinFACT-G", float(self.design_tol))
+
+    def _design(self, za: np.ndarray) -> tuple[np.ndarray, float, int]:
+        return _g_design(za, float(self.design_tol))
+
+    def _factor(self, value: float, rank: int) -> float:
+        """The ``d`` of eq. 21/33/40: ``d_r`` (or the ambient d), or the design value if larger."""
+        d = float(self._ambient_d if self.use_ambient_d else rank)
+        return d if value <= d * (1.0 + 1e-9) else value
+
+    def _check_common(self) -> None:
+        if not isinstance(self.use_ambient_d, (bool, np.bool_)):
+            raise InvalidParameterError(
+                f"{self.name}: use_ambient_d must be True or False; got {self.use_ambient_d!r}."
+            )
+        self._check_float("design_tol", lambda v: 0 < v < 1, "a float in the open interval (0, 1)")
+
+
+class LinFACTMIS(_GRounds):
+    """LinFACT-MIS: all ε-good arms under misspecification (Li et al. §5; spec 002 §2.5).
+
+    The model is ``μ = Ψθ + Δ_m`` with ``‖Δ_m‖_∞ ≤ L_m`` (eq. 28–29). Rounds are LinFACT-G's
+    (G-optimal design on the projected active arms, fresh data, Algorithm 3); what changes:
+
+    * ``estimator="ols"`` — least squares on the round's data with the counts of eq. 21.
+      With ``inflate=True`` and ``L_m`` known, the confidence radius of Algorithm 3 is inflated
+      as Proposition 5.4 proposes (eq. 35), so that the clean event ``|μ̂_i − μ_i| ≤ radius``
+      (EC.8.1) holds with probability ≥ 1 − δ for *any* ``L_m``. Erratum: the paper's
+      ``ε_r + L_m√d`` bounds ``|a_iᵀ(θ̂ − θ)|`` (EC.8.3–EC.8.4) but ``μ̂_i − μ_i`` also contains
+      the arm's own deviation ``−Δ_m(a_i)``, so the radius used is ``ε_r + L_m(√d + 1)``
+      (:func:`bandit_envs.theory.misspecification.radius_inflation`); ``paper_radius=True`` uses eq. 35
+      as printed (its clean event fails under an adversarial deviation, see the tests), and
+      the conditions of Theorem 5.1 / Proposition 5.4 read ``L_m < min(α_ε, β_ε)/(2(√d + 1))``.
+    * ``estimator="orthogonal"`` — the orthogonal-parameterization estimator of §5.2 (eq. 30:
+      the ``D_N``-weighted projection of the round's empirical means onto the realizable set,
+      computed by the dead-zone reduction of spec 002 §2.5,
+      :func:`bandit_envs.theory.misspecification.orthogonal_estimate`) with the counts of eq. 33,
+      ``T_r(a) = ⌈8dπ_r(a)ε_r^{-2}(d log 6 + log(Kr(r+1)/δ))⌉``, and radius
+      ``ε_r + (√d + 2)L_m`` (EC.9.8; the radius inflation when ``L_m`` is known is our analogue of
+      Proposition 5.4, spec 002 §5 item 19). Arms not pulled in a round get deviation 0.
+    * ``use_features`` — ``"always"`` (the paper); ``"never"``: every round is a round of the
+      unstructured problem (identity features, Remark 3.3: each active arm pulled
+      ``⌈2ε_r^{-2}log(2Kr(r+1)/δ)⌉`` times, its empirical mean the estimate, radius ``ε_r``):
+      δ-correct for any deviation, the unstructured baseline of the robustness study;
+      ``"when_cheaper"`` (ours): every round targets the radius ``ε_r`` and buys it the cheaper
+      way — structured with the per-arm accuracy ``ε_r − c`` (``c`` the inflation above; eq. 21
+      or 33 at that accuracy) or unstructured — so the agent uses the features while they pay
+      and drops them once ``L_m`` dominates the radius (Proposition 5.3: beyond some ``L_μ``
+      structure cannot help). Each round is valid on its own (fresh data, a union bound over
+      rounds and arms), so mixing the two keeps the guarantee, and the radius schedule (hence
+      the stopping round ``R_upper``) is that of the well-specified problem.
+
+    ``L_m``: the ``L_m`` argument, else ``ProblemSpec.misspecification``, else 0 on a linear
+    problem. With ``L_m`` unknown (a misspecified problem that does not publish it) the OLS
+    variant runs uninflated — Theorem 5.1's agent, LinFACT-G itself (Section 5.3: with unknown
+    ``L_m`` no improvement is possible) — and the orthogonal estimator and ``"when_cheaper"``,
+    which need ``L_m``, refuse at reset. With ``L_m = 0`` and ``estimator="ols"`` the agent is
+    exactly LinFACT-G. The noise level σ scales every count by σ² (spec 002 §5.1).
+
+    Guarantees: on the clean event (probability ≥ 1 − δ) every answer is ``G_ε``; the agent
+    stops (Theorem 5.1, Proposition 5.4) when ``L_m < min(α_ε, β_ε)/(2(√d + 1))`` (OLS) or
+    ``L_m < min(α_ε, β_ε)/(2(√d + 2))`` (orthogonal, Theorem 5.2); beyond, it may never stop
+    (the environment's ``max_samples`` truncates) unless ``use_features`` is ``"never"`` or
+    ``"when_cheaper"``.
+
+    Args:
+        estimator: ``"ols"`` or ``"orthogonal"``.
+        L_m: the misspecification level (``None``: the problem's).
+        inflate: inflate the radius by the misspecification bias when ``L_m`` is known.
+        paper_radius: the OLS inflation ``L_m√d`` of eq. 35 as printed (not valid, see above)
+            instead of ``L_m(√d + 1)``.
+        use_features: ``"always"``, ``"when_cheaper"`` or ``"never"``.
+        use_ambient_d: the ambient dimension instead of ``d_r`` in the counts and the inflation.
+        design_tol: relative tolerance of the G-optimal design, in (0, 1).
+
+    Attributes:
+        phase_history: as :class:`agents.eps_good.linfact.LinFACTG`, plus ``kind`` (``"structured"`` or
+            ``"unstructured"``), ``accuracy`` (the per-arm accuracy the counts buy),
+            ``inflation`` and ``radius`` per round.
+    """
+
+    capabilities = AgentCapabilities(
+        tasks=frozenset({"all_eps_good"}),
+        settings=frozenset({"fixed_confidence"}),
+        structures=frozenset({"linear", "misspecified_linear"}),
+        batch=True,
+        extras={"multiplicative": {False}},
+    )
+
+    def __init__(
+        self,
+        estimator: str = "ols",
+        L_m: float | None = None,  # noqa: N803 - the paper's name
+        inflate: bool = True,
+        paper_radius: bool = False,
+        use_features: str = "always",
+        use_ambient_d: bool = False,
+        design_tol: float = 1e-6,
+    ) -> None:
+        self.estimator = estimator
+        self.L_m = L_m
+        self.inflate = inflate
+        self.paper_radius = paper_radius
+        self.use_features = use_features
+        self.use_ambient_d = use_ambient_d
+        self.design_tol = design_tol
+
+    def _check_params(self) -> None:
+        if self.estimator not in ESTIMATORS:
+            raise InvalidParameterError(
+                f"{self.name}: estimator must be one of {ESTIMATORS}; got {self.estimator!r}."
+            )
+        if self.use_features not in USE_FEATURES:
+            raise InvalidParameterError(
+                f"{self.name}: use_features must be one of {USE_FEATURES}; got "
+                f"{self.use_features!r}."
+            )
+        for flag in ("inflate", "paper_radius"):
+            if not isinstance(getattr(self, flag), (bool, np.bool_)):
+                raise InvalidParameterError(
+                    f"{self.name}: {flag} must be True or False; got {getattr(self, flag)!r}."
+                )
+        if self.L_m is not None:
+            self._check_float("L_m", lambda v: v >= 0, "None or a finite float >= 0")
+        self._check_common()
+
+    def _on_reset(self, spec: ProblemSpec) -> None:
+        super()._on_reset(spec)
+        if self.L_m is not None:
+            level: float | None = float(self.L_m)
+        elif spec.misspecification is not None:
+            level = float(spec.misspecification)
+        elif spec.structure == "linear":
+            level = 0.0
+        else:
+            level = None
+        needs = self.use_features == "when_cheaper" or (
+            self.estimator == "orthogonal" and self.use_features != "never"
+        )
+        if level is None and needs:
+            what = (
+                "use_features='when_cheaper'"
+                if self.use_features == "when_cheaper"
+                else "the orthogonal estimator"
+            )
+            raise InvalidParameterError(
+                f"{self.name}: {what} needs the misspecification level L_m, and this problem "
+                f"does not publish it (ProblemSpec.misspecification is None); give L_m=..., or "
+                f"use estimator='ols' (Theorem 5.1: no inflation) or use_features='never'."
+            )
+        self._level = level
+
+    # ------------------------------------------------------------------ rounds
+
+    def _inflation(self, factor: float) -> float:
+        if self._level is None or not self.inflate:
+            return 0.0
+        return radius_inflation(self._level, factor, self.estimator, paper=bool(self.paper_radius))
+
+    def _structured_counts(
+        self, r: int, weights: np.ndarray, factor: float, accuracy: float
+    ) -> np.ndarray:
+        if self.estimator == "ols":
+            return self._g_counts(r, weights, factor, accuracy)
+        # eq. 33: ⌈8 d π(a) ε^{-2} (d log 6 + log(K r(r+1)/δ))⌉, times σ²
+        log_term = factor * math.log(6.0) + math.log(self.n_arms * r * (r + 1) / self.spec.delta)
+        scale = self._sigma2 * 8.0 * factor / max(accuracy * accuracy, _TINY) * log_term
+        counts = _ceil(np.minimum(scale * weights, 2.0**50))
+        return np.where(weights > 0, np.maximum(counts, 1), 0)
+
+    def _unstructured_counts(self, r: int, accuracy: float) -> np.ndarray:
+        log_term = math.log(2.0 * self.n_arms * r * (r + 1) / self.spec.delta)
+        raw = self._sigma2 * 2.0 / max(accuracy * accuracy, _TINY) * log_term
+        per_arm = _ceil(np.array([min(raw, 2.0**50)]))
+        return np.full(self._active.size, max(int(per_arm[0]), 1), dtype=np.int64)
+
+    def _allocate(self, r: int) -> tuple[np.ndarray, dict]:
+        eps_r = 2.0 ** (-r)
+        if self.use_features == "never":
+            counts = self._unstructured_counts(r, eps_r)
+            return counts, {
+                "kind": "unstructured",
+                "rank": int(self._active.size),
+                "accuracy": eps_r,
+                "inflation": 0.0,
+                "radius": eps_r,
+            }
+        weights, value, rank = self._g_design_of_active()
+        factor = self._factor(value, rank)
+        c = self._inflation(factor)
+        info = {
+            "kind": "structured",
+            "rank": rank,
+            "design_value": value,
+            "factor": factor,
+            "inflation": c,
+        }
+        if self.use_features == "always":
+            counts = self._structured_counts(r, weights, factor, eps_r)
+            return counts, {**info, "accuracy": eps_r, "radius": eps_r + c}
+        unstructured = self._unstructured_counts(r, eps_r)
+        if eps_r > c:
+            counts = self._structured_counts(r, weights, factor, eps_r - c)
+            if counts.sum() <= unstructured.sum():
+                return counts, {**info, "accuracy": eps_r - c, "radius": eps_r}
+        return unstructured, {
+            "kind": "unstructured",
+            "rank": int(self._active.size),
+            "accuracy": eps_r,
+            "inflation": 0.0,
+            "radius": eps_r,
+        }
+
+    def _prepare_estimator(self, alloc: np.ndarray) -> None:
+        if self._plan["kind"] == "structured" and self.estimator == "ols":
+            super()._prepare_estimator(alloc)
+
+    def _estimate_means(self) -> np.ndarray:
+        active = self._active
+        if self._plan["kind"] == "unstructured":
+            return self._psums[active] / self._pcounts[active]
+        if self.estimator == "orthogonal":
+            fit = orthogonal_estimate(self._z, self._pcounts, self._psums, float(self._level))
+            return np.asarray(fit.means[active])
+        return super()._estimate_means()
+
+    def _radius(self, r: int) -> float:
+        return float(self._plan["radius"])
+
+
+class LinFACTGLM(_GRounds):
+    """LinFACT-GLM: all ε-good arms of a generalized linear bandit (Li et al. §6; spec 002 §2.6).
+
+    The model is ``E[X | a] = μ_link(aᵀθ)`` (eq. 36) with a canonical link. LinFACT-G's rounds
+    (Algorithm 6: the G-optimal design on the projected active arms), with
+
+    * **counts** (eq. 40): ``T_r(a) = ⌈2dπ_r(a)ε_r^{-2}c_min^{-2} log(2Kr(r+1)/δ)⌉``, times σ² —
+      the sub-Gaussian constant of the outcomes, ``ProblemSpec.noise_std`` (1/2 for Bernoulli);
+    * **estimation**: maximum likelihood on the round's data (eq. 38–39) by Newton/IRLS with a
+      ridge ``λ`` and an iteration cap (:func:`bandit_envs.theory.glm.glm_mle`), warm-started from the
+      previous round's estimate; ``μ̂_i = μ_link(a_iᵀθ̂)``, with ``a_iᵀθ̂`` clipped to the known
+      range ``[−B, B]`` when a predictor bound ``B`` is known (the truth lies inside, so clipping
+      never increases an error);
+    * **radius** (Algorithm 3): the proof (EC.11.3–EC.11.7) gives ``|a_iᵀ(θ̂ − θ)| ≤ ε_r`` on the
+      linear-predictor scale; ``G_ε`` is defined on the mean scale (spec 002 §2.6 decision), so
+      the radius is ``L·ε_r`` with ``L = sup μ̇_link`` over the predictor range. By default
+      (``lipschitz_radius=False``) it is ``max(1, L)·ε_r`` — the paper's ``ε_r`` for the logistic
+      (``L = 1/4``) and identity links; with ``lipschitz_radius=True`` it is ``L·ε_r`` (ours:
+      valid by the mean value theorem and 4 times smaller for the logistic link, so the agent
+      stops about two rounds earlier).
+
+    ``c_min`` (Assumption 6, L488: ``μ̇_link(aᵀθ̌) ≥ c_min`` between θ and θ̂): the ``c_min``
+    argument; else ``μ̇``'s minimum over ``[−B, B]`` (logistic: ``σ̇(B)``, spec 002 §1.7) for the
+    ``predictor_bound`` argument ``B``, or the problem's ``extras["predictor_bound"]``; 1 for the
+    identity link; otherwise the agent refuses at reset.
+
+    ``link``: ``None`` uses the problem's (``ProblemSpec.link``; ``"identity"`` on a linear
+    problem); a name forces one. ``link="identity"`` is LinFACT-G run on the outcomes: on a
+    linear problem it reproduces LinFACT-G exactly (same counts, same estimates; spec 002 §6
+    fact 16), and on a logistic problem it is the linear fit the robustness study compares with.
+
+    Warm-up (spec 002 §2.6 safeguards; paper L486: "forced exploration at the beginning ...
+    O(d)"): before round 1, each arm in the support of the G-optimal design of all arms is
+    pulled ``warmup`` times; the MLE of those pulls only starts Newton's method in round 1 (no
+    classification uses them: data are not reused across rounds). Skipped for the identity link.
+
+    Args:
+        link: ``None``, ``"identity"``, ``"logistic"`` or ``"poisson"``.
+        c_min: the lower bound of Assumption 6 (> 0), or ``None``.
+        predictor_bound: ``B ≥ max_a |aᵀθ|`` (≥ 0), or ``None`` (the problem's, if published).
+        lipschitz_radius: use the radius ``L·ε_r`` (see above).
+        warmup: pulls per design-support arm before round 1 (≥ 0).
+        ridge: the ridge ``λ ≥ 0`` of the MLE.
+        max_iter: Newton iteration cap of the MLE (≥ 1).
+        use_ambient_d: the ambient dimension instead of ``d_r`` in the counts.
+        design_tol: relative tolerance of the G-optimal design, in (0, 1).
+
+    Attributes:
+        phase_history: as :class:`agents.eps_good.linfact.LinFACTG`, plus ``c_min``, ``radius``,
+            ``mle_iterations`` and ``mle_converged`` per round (round 0 is the warm-up).
+    """
+
+    capabilities = AgentCapabilities(
+        tasks=frozenset({"all_eps_good"}),
+        settings=frozenset({"fixed_confidence"}),
+        structures=frozenset({"linear", "glm"}),
+        batch=True,
+        extras={"multiplicative": {False}},
+    )
+
+    def __init__(
+        self,
+        link: str | None = None,
+        c_min: float | None = None,
+        predictor_bound: float | None = None,
+        lipschitz_radius: bool = False,
+        warmup: int = 1,
+        ridge: float = 1e-6,
+        max_iter: int = 100,
+        use_ambient_d: bool = False,
+        design_tol: float = 1e-6,
+    ) -> None:
+        self.link = link
+        self.c_min = c_min
+        self.predictor_bound = predictor_bound
+        self.lipschitz_radius = lipschitz_radius
+        self.warmup = warmup
+        self.ridge = ridge
+        self.max_iter = max_iter
+        self.use_ambient_d = use_ambient_d
+        self.design_tol = design_tol
+
+    def _check_params(self) -> None:
+        if self.link is not None and self.link not in LINKS:
+            raise InvalidParameterError(
+                f"{self.name}: link must be None or one of {sorted(LINKS)}; got {self.link!r}."
+            )
+        if self.c_min is not None:
+            self._check_float("c_min", lambda v: v > 0, "None or a finite float > 0")
+        if self.predictor_bound is not None:
+            self._check_float("predictor_bound", lambda v: v >= 0, "None or a finite float >= 0")
+        if not isinstance(self.lipschitz_radius, (bool, np.bool_)):
+            raise InvalidParameterError(
+                f"{self.name}: lipschitz_radius must be True or False; got "
+                f"{self.lipschitz_radius!r}."
+            )
+        for name, low in (("warmup", 0), ("max_iter", 1)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+                raise InvalidParameterError(
+                    f"{self.name}: {name} must be an integer >= {low}; got {value!r}."
+                )
+        self._check_float("ridge", lambda v: v >= 0, "a finite float >= 0")
+        self._check_common()
+
+    def _on_reset(self, spec: ProblemSpec) -> None:
+        super()._on_reset(spec)
+        name = self.link if self.link is not None else spec.link
+        if name is None:
+            if spec.structure != "linear":
+                raise InvalidParameterError(
+                    f"{self.name}: the problem does not say its link (ProblemSpec.link is None); "
+                    f"give link=..."
+                )
+            name = "identity"
+        link: Link = get_link(name, self.name)
+        bound = self.predictor_bound
+        if bound is None and (self.link is None or self.link == spec.link):
+            published = spec.extras.get("predictor_bound")
+            bound = None if published is None else float(published)
+        if self.c_min is not None:
+            c_min = float(self.c_min)
+        elif link.name == "identity":
+            c_min = 1.0
+        elif bound is not None:
+            c_min = link.min_slope(bound)
+        else:
+            raise InvalidParameterError(
+                f"{self.name}: the {link.name} link needs c_min (Assumption 6): give c_min=..., "
+                f"or a bound on the linear predictors, predictor_bound=... (the problem "
+                f"publishes none in extras['predictor_bound'])."
+            )
+        slope = link.max_slope(bound)
+        if not math.isfinite(slope):
+            raise InvalidParameterError(
+                f"{self.name}: the {link.name} link's slope is unbounded without a predictor "
+                f"bound; give predictor_bound=... (the radius needs sup of the slope)."
+            )
+        self._link = link
+        self._bound = bound
+        self._cmin = c_min
+        self._slope_factor = slope if self.lipschitz_radius else max(1.0, slope)
+        self._theta_hat: np.ndarray | None = None
+        self._warm = link.name == "identity" or int(self.warmup) == 0
+
+    # ------------------------------------------------------------------ rounds
+
+    def _plan_phase(self) -> None:
+        if self._warm:
+            super()._plan_phase()
+            return
+        weights, value, rank = self._g_design_of_active()
+        counts = np.where(weights > 0, int(self.warmup), 0).astype(np.int64)
+        self._start_round(0, counts, {"kind": "warmup", "rank": rank, "design_value": value})
+
+    def _allocate(self, r: int) -> tuple[np.ndarray, dict]:
+        weights, value, rank = self._g_design_of_active()
+        factor = self._factor(value, rank)
+        counts = self._g_counts(r, weights, factor / self._cmin**2)
+        return counts, {
+            "kind": "round",
+            "rank": rank,
+            "design_value": value,
+            "factor": factor,
+            "c_min": self._cmin,
+        }
+
+    def _prepare_estimator(self, alloc: np.ndarray) -> None:
+        if self._link.name == "identity":
+            super()._prepare_estimator(alloc)
+
+    def _mle(self, active: np.ndarray) -> np.ndarray:
+        fit = glm_mle(
+            self._z,
+            self._pcounts,
+            self._psums,
+            self._link,
+            ridge=float(self.ridge),
+            max_iter=int(self.max_iter),
+            init=self._theta_hat,
+        )
+        self._fit = fit
+        eta = self._z[active] @ fit.theta
+        if self._bound is not None:
+            eta = np.clip(eta, -self._bound, self._bound)
+        return np.asarray(self._link.mean(eta))
+
+    def _estimate_means(self) -> np.ndarray:
+        if self._link.name == "identity":
+            return super()._estimate_means()
+        means = self._mle(self._active)
+        self._theta_hat = self._fit.theta
+        self._plan["mle_iterations"] = self._fit.iterations
+        self._plan["mle_converged"] = self._fit.converged
+        return means
+
+    def _partial_means(self, active: np.ndarray) -> np.ndarray:
+        if self._link.name == "identity":
+            return super()._partial_means(active)
+        return self._mle(active)
+
+    def _radius(self, r: int) -> float:
+        return self._slope_factor * 2.0 ** (-r)
+
+    def _finish_phase(self) -> None:
+        if self._plan["kind"] != "warmup":
+            super()._finish_phase()
+            return
+        fit = glm_mle(
+            self._z,
+            self._pcounts,
+            self._psums,
+            self._link,
+            ridge=float(self.ridge),
+            max_iter=int(self.max_iter),
+        )
+        self._theta_hat = fit.theta
+        self.phase_history.append(
+            {**self._plan, "mle_iterations": fit.iterations, "mle_converged": fit.converged}
+        )
+        self._warm = True
+        self._planned = False

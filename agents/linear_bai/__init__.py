@@ -1,0 +1,1 @@
+"""Agents for linear best-arm identification."""

@@ -1,0 +1,1 @@
+"""Agents for Pareto set identification."""

@@ -1,0 +1,1 @@
+"""The core of the suite: the environment, the problem description, tasks, reward models, runner."""

@@ -1,0 +1,488 @@
+"""The one Gymnasium environment of the suite: :class:`PureExplorationEnv`.
+
+Every registered id is a factory that builds this class from a reward model, a task and a
+setting (DESIGN §2.4).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import numbers
+import time
+from collections.abc import Iterable
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from bandit_envs.core.models import RewardModel
+from bandit_envs.core.problem import Answer, ProblemSpec, as_answer
+from bandit_envs.core.tasks import Task
+from bandit_envs.core.validation import check_finite, check_positive_int, check_probability
+from bandit_envs.errors import (
+    BudgetExceededError,
+    EpisodeOver,
+    InvalidActionError,
+    InvalidParameterError,
+    ResetNeeded,
+)
+
+#: default safety cap of fixed-confidence episodes (a runaway agent is truncated, and wrong).
+DEFAULT_MAX_SAMPLES = 10**8
+
+
+class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
+    """A pure-exploration bandit problem with the standard Gymnasium API.
+
+    ## Description
+    K arms; pulling arm k returns an outcome vector drawn by the reward model. The agent pulls
+    arms, then stops with an answer (a set of item indices), which the environment grades
+    against the task's true answer. Fixed confidence: δ is given and the agent decides when to
+    stop. Fixed budget: after ``budget`` pulls the next action is graded as a stop action.
+
+    ## Action space
+    ``MultiDiscrete([K + 1] + [2] * n_items)``. Component 0 is the arm to pull, or ``K`` meaning
+    "stop"; the remaining components are the answer's indicator bits, read only when stopping.
+    A plain integer ``k`` is accepted as "pull arm k". Build actions with :meth:`pull_action`
+    and :meth:`stop_action`.
+
+    ## Observation space
+    ``Box(-inf, inf, (m,), float64)``: the outcome of the last pull (zeros after ``reset``).
+
+    ## Rewards
+    ``-sample_cost`` per pull; on the final step ``correct_reward`` if the answer is right, else
+    ``wrong_reward``.
+
+    ## Episode end
+    * Termination: a stop action (or, in fixed budget, any action once the budget is spent) is
+      graded and ends the episode with ``terminated=True``.
+    * Truncation: in fixed confidence, reaching ``max_samples`` pulls ends the episode with
+      ``truncated=True``; it counts as wrong.
+    * The final ``info`` holds ``correct``, ``answer``, ``true_answer``, ``samples``,
+      ``stop_reason`` (``"stopped"``, ``"budget"`` or ``"max_samples"``), ``precision``,
+      ``recall``, ``f1``, ``pulls``, ``complexity`` and ``truth``. No truth is revealed before.
+
+    ## Arguments
+    | keyword | meaning | default |
+    |---|---|---|
+    | ``delta`` | confidence δ ∈ (0, 1): fixed-confidence setting | per id |
+    | ``budget`` | number of pulls T ≥ 1: fixed-budget setting | ``None`` |
+    | ``max_samples`` | safety cap of fixed-confidence episodes | 10⁸ |
+    | ``sample_cost`` | cost of one pull (reward −cost per pull) | 0 |
+    | ``correct_reward`` / ``wrong_reward`` | final reward | 1 / 0 |
+    | ``render_mode`` | ``"ansi"``, ``"rgb_array"``, ``"human"`` or ``None`` | ``None`` |
+
+    ## Batch path
+    :meth:`step_batch` pulls many arms at once and returns per-arm sums of outcomes, drawn
+    exactly (equal in distribution to the same pulls made one at a time).
+
+    ## Rendering
+    ``"ansi"``: :meth:`render` returns one line of text. ``"rgb_array"``: :meth:`render` returns
+    a (480, 640, 3) ``uint8`` picture of the arms (feature, objective or cost–reward plane) with
+    their pull counts, the true answer and the current empirical one
+    (:mod:`bandit_envs.core.rendering`; needs matplotlib, the ``plot`` extra). ``"human"``: the same
+    picture in a matplotlib window, redrawn at reset, at most ``render_fps`` times a second
+    while pulling, and at the end of the episode. Only these two picture modes keep per-arm sums
+    of the outcomes; the other modes pay one ``is None`` test per pull for them.
+    """
+
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 4}
+
+    def __init__(
+        self,
+        model: RewardModel,
+        task: Task,
+        *,
+        delta: float | None = None,
+        budget: int | None = None,
+        max_samples: int | None = None,
+        sample_cost: float = 0.0,
+        correct_reward: float = 1.0,
+        wrong_reward: float = 0.0,
+        render_mode: str | None = None,
+        name: str | None = None,
+        instance_info: dict[str, Any] | None = None,
+    ) -> None:
+        who = "PureExplorationEnv" if name is None else name
+        if (delta is None) == (budget is None):
+            raise InvalidParameterError(
+                f"{who}: give exactly one of delta= (fixed confidence) and budget= (fixed "
+                f"budget); got delta={delta!r} and budget={budget!r}."
+            )
+        if delta is not None:
+            self.setting = "fixed_confidence"
+            self.delta: float | None = check_probability(delta, "delta", who)
+            self.budget: int | None = None
+            cap = DEFAULT_MAX_SAMPLES if max_samples is None else max_samples
+            self.max_samples: int | None = check_positive_int(cap, "max_samples", who)
+        else:
+            if max_samples is not None:
+                raise InvalidParameterError(
+                    f"{who}: max_samples is the safety cap of the fixed-confidence setting; in "
+                    f"fixed budget the budget ({budget!r}) is the cap. Drop max_samples."
+                )
+            self.setting = "fixed_budget"
+            self.delta = None
+            self.budget = check_positive_int(budget, "budget", who)
+            self.max_samples = None
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise InvalidParameterError(
+                f"{who}: render_mode must be one of {self.metadata['render_modes']} or None; "
+                f"got {render_mode!r}."
+            )
+        self.sample_cost = check_finite(sample_cost, "sample_cost", who)
+        self.correct_reward = check_finite(correct_reward, "correct_reward", who)
+        self.wrong_reward = check_finite(wrong_reward, "wrong_reward", who)
+        self.render_mode = render_mode
+        self.name = who
+        if not isinstance(model, RewardModel):
+            raise InvalidParameterError(
+                f"{who}: model must be a bandit_envs RewardModel (e.g. LinearGaussian); got "
+                f"{type(model).__name__}."
+            )
+        if not isinstance(task, Task):
+            raise InvalidParameterError(
+                f"{who}: task must be a bandit_envs Task (e.g. BestArm()); got {task!r}."
+            )
+        task.validate_model(model)
+        self.model = model
+        self.task = task
+        self._true_answer: Answer = task.true_answer(model.means)
+        self.instance_info = dict(instance_info or {})
+        k, m = model.n_arms, model.outcome_dim
+        self.n_arms = k
+        self.n_items = task.n_items(k)
+        self.action_space = spaces.MultiDiscrete(np.array([k + 1] + [2] * self.n_items))
+        self.observation_space = spaces.Box(-np.inf, np.inf, shape=(m,), dtype=np.float64)
+        self.problem = ProblemSpec(
+            task=task.name,
+            setting=self.setting,
+            n_arms=k,
+            n_items=self.n_items,
+            outcome_dim=m,
+            delta=self.delta,
+            budget=self.budget,
+            max_samples=self.max_samples,
+            name=who,
+            **model.public_fields(),
+            **task.public_fields(),
+        )
+        self._complexity: dict[str, Any] | None = None
+        self._started = False
+        self._done = False
+        self._stop_reason: str | None = None
+        self._samples = 0
+        self._pulls = np.zeros(k, dtype=np.int64)
+        self._last = np.zeros(m, dtype=np.float64)
+        #: the picture modes' state (per-arm sums, last answer, figure); None in other modes.
+        #: One attribute only: with 30 or more instance attributes (gym.make's ``spec``
+        #: included) CPython 3.11's attribute caches stop working and every step() gets ~3%
+        #: slower (measured; tests/bandit_envs/core/test_rendering.py guards the count).
+        self._picture: Any = None
+        if render_mode in ("rgb_array", "human"):
+            from bandit_envs.core import rendering
+
+            rendering.require_matplotlib(f"{who}: render_mode={render_mode!r}")
+            self._picture = rendering.Picture(np.zeros((k, m), dtype=np.float64))
+
+    # ------------------------------------------------------------------ Gymnasium API
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Start an episode. ``seed`` seeds the noise; the instance never changes.
+
+        Returns the zero observation and ``info = {"problem": ProblemSpec}``.
+        """
+        super().reset(seed=seed)
+        if options:
+            raise InvalidParameterError(
+                f"{self.name}: reset() takes no options; got {sorted(options)}. The instance is "
+                f"chosen when the environment is made (e.g. the instance_seed= keyword)."
+            )
+        self._started = True
+        self._done = False
+        self._stop_reason = None
+        self._samples = 0
+        self._pulls[:] = 0
+        self._last = np.zeros(self.model.outcome_dim, dtype=np.float64)
+        if self._picture is not None:
+            self._picture.sums[:] = 0.0
+            self._picture.answer = None
+            if self.render_mode == "human":
+                self._draw_human(force=True)
+        return self._last.copy(), {"problem": self.problem}
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """Pull an arm or stop with an answer (see the class docstring)."""
+        self._check_running("step")
+        arm, bits = self._parse_action(action)
+        if self.budget is not None and self._samples >= self.budget:
+            return self._finish(self._answer_from_bits(bits), "budget")
+        if arm == self.n_arms:
+            return self._finish(self._answer_from_bits(bits), "stopped")
+        outcome = self.model.sample(arm, self.np_random)
+        self._pulls[arm] += 1
+        self._samples += 1
+        self._last = outcome
+        if self._picture is not None:  # picture modes only; ~0.01 µs for the others
+            self._picture.sums[arm] += outcome
+            if self.render_mode == "human":
+                self._draw_human(force=False)
+        if self.max_samples is not None and self._samples >= self.max_samples:
+            obs, reward, _, _, info = self._finish(None, "max_samples")
+            return outcome.copy(), reward - self.sample_cost, False, True, info
+        return outcome.copy(), -self.sample_cost, False, False, {"samples": self._samples}
+
+    def step_batch(self, counts: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """Pull arm k ``counts[k]`` times at once; return per-arm sums of the outcomes.
+
+        The sums, shape (K, m), are drawn exactly (equal in distribution to pulling one at a
+        time). In fixed budget, asking for more pulls than remain raises
+        :class:`BudgetExceededError`; in fixed confidence, crossing ``max_samples`` truncates
+        the episode (no outcomes are drawn, and it counts as wrong): the first pulls of the batch
+        up to the cap, in arm order, are counted, so ``pulls`` still sums to ``samples``.
+        """
+        self._check_running("step_batch")
+        n = self._parse_counts(counts)
+        total = int(n.sum())
+        if self.budget is not None and self._samples + total > self.budget:
+            raise BudgetExceededError(
+                f"{self.name}: the batch asks for {total} pulls but only "
+                f"{self.budget - self._samples} of the budget {self.budget} remain."
+            )
+        if self.max_samples is not None and self._samples + total >= self.max_samples:
+            # the pulls up to the cap count, taken in arm order (a batch has no order), so that
+            # the per-arm counts still sum to the samples
+            left = self.max_samples - self._samples
+            self._pulls += np.minimum(n, np.maximum(left - (np.cumsum(n) - n), 0))
+            self._samples = self.max_samples
+            _, reward, _, _, info = self._finish(None, "max_samples")
+            zeros = np.zeros((self.n_arms, self.model.outcome_dim))
+            return zeros, reward - self.sample_cost * total, False, True, info
+        sums = self.model.sample_sums(n, self.np_random)
+        self._pulls += n
+        self._samples += total
+        if self._picture is not None:
+            self._picture.sums += sums
+            if self.render_mode == "human":
+                self._draw_human(force=False)
+        return sums, -self.sample_cost * total, False, False, {"samples": self._samples}
+
+    def render(self) -> str | np.ndarray | None:
+        """Render the current state in the ``render_mode`` given at construction.
+
+        ``"ansi"``: one line with the setting, the samples and the pull counts.
+        ``"rgb_array"``: a (480, 640, 3) ``uint8`` array (:mod:`bandit_envs.core.rendering`).
+        ``"human"``: draws the same picture in a matplotlib window and returns ``None``.
+        ``None``: returns ``None``.
+        """
+        if self._picture is not None:
+            return self._picture.renderer(self.render_mode).render(self)
+        if self.render_mode != "ansi":
+            return None
+        setting = f"delta={self.delta:g}" if self.delta is not None else f"budget={self.budget}"
+        state = "ended: " + str(self._stop_reason) if self._done else "running"
+        pulls = np.array2string(self._pulls, threshold=12, edgeitems=4)
+        last = np.array2string(self._last, precision=3, threshold=6)
+        return (
+            f"{self.name} [{self.task.name}, {setting}] {state} | samples {self._samples} | "
+            f"pulls {pulls} | last outcome {last}"
+        )
+
+    def close(self) -> None:
+        """Close the picture (the ``"human"`` window, or the ``"rgb_array"`` canvas), if any."""
+        if self._picture is not None:
+            self._picture.close()
+
+    # ------------------------------------------------------------------ helpers for users
+
+    def pull_action(self, arm: int) -> np.ndarray:
+        """The MultiDiscrete action that pulls ``arm`` (an integer in ``0..K-1``)."""
+        if (
+            isinstance(arm, (bool, np.bool_))
+            or not isinstance(arm, numbers.Integral)
+            or not 0 <= int(arm) < self.n_arms
+        ):
+            raise InvalidActionError(
+                f"{self.name}: pull_action needs an arm index in 0..{self.n_arms - 1}; got {arm!r}."
+            )
+        action = np.zeros(1 + self.n_items, dtype=np.int64)
+        action[0] = arm
+        return action
+
+    def stop_action(self, answer: Iterable[int]) -> np.ndarray:
+        """The MultiDiscrete action that stops with ``answer`` (a set of item indices)."""
+        items = as_answer(answer, self.n_items, who="stop_action: answer")
+        action = np.zeros(1 + self.n_items, dtype=np.int64)
+        action[0] = self.n_arms
+        action[1 + np.fromiter(items, dtype=np.int64, count=len(items))] = 1
+        return action
+
+    def complexity(self) -> dict[str, Any]:
+        """The instance's complexity measures (cached).
+
+        For best arm, ``"lower_bound"`` is T*(θ) (so that E[τ_δ] ≳ T*·log(1/δ)) and
+        ``"oracle_weights"`` its optimal allocation (spec 001 §1.5).
+        """
+        if self._complexity is None:
+            key = _fingerprint(self.model, self.task)
+            cached = _COMPLEXITY_CACHE.pop(key, None)
+            if cached is None:
+                cached = self.task.complexity(self.model)
+                for value in cached.values():
+                    if isinstance(value, np.ndarray):
+                        value.setflags(write=False)
+            _COMPLEXITY_CACHE[key] = cached  # most recently used last
+            while len(_COMPLEXITY_CACHE) > _COMPLEXITY_CACHE_SIZE:
+                _COMPLEXITY_CACHE.pop(next(iter(_COMPLEXITY_CACHE)))
+            self._complexity = cached
+        return self._complexity
+
+    @property
+    def samples(self) -> int:
+        """Pulls made in the current episode."""
+        return self._samples
+
+    @property
+    def pulls(self) -> np.ndarray:
+        """Pull counts per arm in the current episode (a copy)."""
+        return self._pulls.copy()
+
+    # ------------------------------------------------------------------ internals
+
+    def _draw_human(self, force: bool) -> None:
+        """Redraw the ``"human"`` window: always if ``force``, else at most render_fps per s."""
+        now = time.perf_counter()
+        picture = self._picture
+        if force or now >= picture.next_draw:
+            picture.next_draw = now + 1.0 / float(self.metadata["render_fps"])
+            picture.renderer("human").refresh(self)
+
+    def _check_running(self, method: str) -> None:
+        if not self._started:
+            raise ResetNeeded(
+                f"{self.name}: cannot call {method}() before reset(); call env.reset(seed=...) "
+                f"to start an episode."
+            )
+        if self._done:
+            raise EpisodeOver(
+                f"{self.name}: the episode has ended ({self._stop_reason}); call env.reset() "
+                f"to start a new one."
+            )
+
+    def _parse_action(self, action: Any) -> tuple[int, np.ndarray | None]:
+        k = self.n_arms
+        if type(action) is int and 0 <= action <= k:  # the hot path: a plain in-range int
+            return action, None
+        if isinstance(action, (numbers.Integral, np.integer)) and not isinstance(
+            action, (bool, np.bool_)
+        ):
+            arm, bits = int(action), None
+        else:
+            arr = np.asarray(action)
+            if arr.ndim == 0 or arr.dtype.kind not in "iu" or arr.shape != (1 + self.n_items,):
+                raise InvalidActionError(
+                    f"{self.name}: an action is an arm index (int) or an integer array of shape "
+                    f"({1 + self.n_items},) = [arm or {k} to stop] + {self.n_items} answer bits; "
+                    f"got {_short(action)}."
+                )
+            arm, bits = int(arr[0]), arr[1:]
+            bad = np.flatnonzero((bits != 0) & (bits != 1))
+            if bad.size:
+                raise InvalidActionError(
+                    f"{self.name}: answer bits must be 0 or 1; bit {int(bad[0])} is "
+                    f"{int(bits[bad[0]])}."
+                )
+        if not 0 <= arm <= k:
+            raise InvalidActionError(
+                f"{self.name}: arm {arm} is out of range; pull an arm 0..{k - 1} or stop with {k}."
+            )
+        return arm, bits
+
+    def _parse_counts(self, counts: Any) -> np.ndarray:
+        arr = np.asarray(counts)
+        if arr.shape != (self.n_arms,) or arr.dtype.kind not in "iu":
+            raise InvalidActionError(
+                f"{self.name}: step_batch takes one non-negative integer count per arm, shape "
+                f"({self.n_arms},); got {_short(counts)}."
+            )
+        if (arr < 0).any():
+            first = int(np.flatnonzero(arr < 0)[0])
+            raise InvalidActionError(
+                f"{self.name}: pull counts must be >= 0; arm {first} has {int(arr[first])}."
+            )
+        if arr.sum() == 0:
+            raise InvalidActionError(f"{self.name}: step_batch needs at least one pull.")
+        return arr.astype(np.int64)
+
+    def _answer_from_bits(self, bits: np.ndarray | None) -> Answer:
+        if bits is None:
+            return frozenset()
+        return frozenset(int(i) for i in np.flatnonzero(bits))
+
+    def _finish(
+        self, answer: Answer | None, reason: str
+    ) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        self._done = True
+        self._stop_reason = reason
+        if self._picture is not None:
+            self._picture.answer = answer
+            if self.render_mode == "human":
+                self._draw_human(force=True)
+        truth = self._true_answer
+        if answer is None:  # truncated: no answer, counts as wrong
+            g = self.task.grade(frozenset(), truth, self.model.means)
+            correct = False
+            precision, recall, f1 = g.precision, g.recall, g.f1
+        else:
+            g = self.task.grade(answer, truth, self.model.means)
+            correct, precision, recall, f1 = g.correct, g.precision, g.recall, g.f1
+        info = {
+            "correct": correct,
+            "answer": answer,
+            "true_answer": truth,
+            "samples": self._samples,
+            "stop_reason": reason,
+            "precision": precision,
+            "recall": recall,
+            "f1": f1,
+            "pulls": self._pulls.copy(),
+            "complexity": _fresh(self.complexity()),
+            "truth": _fresh(self.model.truth()),
+        }
+        reward = self.correct_reward if correct else self.wrong_reward
+        return self._last.copy(), reward, reason != "max_samples", reason == "max_samples", info
+
+
+#: complexity measures of recently built instances, keyed by a fingerprint of (model, task):
+#: the same instance made twice (a sweep, the checker) solves its lower bound once.
+_COMPLEXITY_CACHE: dict[str, dict[str, Any]] = {}
+_COMPLEXITY_CACHE_SIZE = 128
+
+
+def _fingerprint(model: RewardModel, task: Task) -> str:
+    digest = hashlib.sha256()
+    digest.update(f"{type(model).__qualname__}|{type(task).__qualname__}|".encode())
+    digest.update(repr(sorted(vars(task).items())).encode())
+    fields = {**model.public_fields(), **model.truth()}
+    for name in sorted(fields):
+        value = fields[name]
+        digest.update(name.encode())
+        if isinstance(value, (np.ndarray, float, int)):
+            arr = np.ascontiguousarray(value, dtype=np.float64)
+            digest.update(repr(arr.shape).encode() + arr.tobytes())
+        else:
+            digest.update(repr(value).encode())
+    return digest.hexdigest()
+
+
+def _fresh(data: dict[str, Any]) -> dict[str, Any]:
+    """A copy whose arrays are new objects: every final ``info`` owns its data."""
+    return {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in data.items()}
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."

@@ -1,0 +1,192 @@
+"""Argument validation with one sentence shape for every error.
+
+Messages read ``"<who>: <name> must be <constraint>; got <value!r>."`` so that every invalid
+argument in the library is reported the same way, with the offending value shown exactly.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import inspect
+import numbers
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import numpy as np
+
+from bandit_envs.errors import InvalidParameterError
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _fail(who: str, name: str, constraint: str, value: Any) -> InvalidParameterError:
+    return InvalidParameterError(f"{who}: {name} must be {constraint}; got {value!r}.")
+
+
+def check_probability(value: Any, name: str, who: str) -> float:
+    """Return ``value`` as a float in the open interval (0, 1), or raise."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise _fail(who, name, "a float in the open interval (0, 1)", value)
+    out = float(value)
+    if not 0.0 < out < 1.0:
+        raise _fail(who, name, "a float in the open interval (0, 1)", value)
+    return out
+
+
+def check_positive_int(value: Any, name: str, who: str, *, minimum: int = 1) -> int:
+    """Return ``value`` as an int ``>= minimum``, or raise (floats and bools are refused)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise _fail(who, name, f"an integer >= {minimum}", value)
+    out = int(value)
+    if out < minimum:
+        raise _fail(who, name, f"an integer >= {minimum}", value)
+    return out
+
+
+def check_nonnegative(value: Any, name: str, who: str) -> float:
+    """Return ``value`` as a finite float ``>= 0``, or raise."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise _fail(who, name, "a finite float >= 0", value)
+    out = float(value)
+    if not np.isfinite(out) or out < 0:
+        raise _fail(who, name, "a finite float >= 0", value)
+    return out
+
+
+def check_finite(value: Any, name: str, who: str) -> float:
+    """Return ``value`` as a finite float, or raise."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+        raise _fail(who, name, "a finite float", value)
+    return float(value)
+
+
+def check_matrix(
+    value: Any, name: str, who: str, *, ndim: int | tuple[int, ...] = 2, rows: int | None = None
+) -> np.ndarray:
+    """Return a finite float64 copy of ``value`` with the given number of dimensions, or raise.
+
+    Args:
+        value: array-like.
+        name: the argument's name, for the message.
+        who: the caller, for the message.
+        ndim: allowed number(s) of dimensions.
+        rows: required length of the first axis, if any.
+
+    """
+    allowed = (ndim,) if isinstance(ndim, int) else ndim
+    try:
+        arr = np.array(value, dtype=np.float64, copy=True)
+    except (TypeError, ValueError) as exc:
+        if _ragged(value):
+            raise _ragged_error(value, name, who) from None
+        raise InvalidParameterError(
+            f"{who}: {name} must be a numeric array; could not convert it ({exc})."
+        ) from None
+    if arr.ndim not in allowed:
+        shapes = " or ".join(f"{k}-D" for k in allowed)
+        raise InvalidParameterError(
+            f"{who}: {name} must be a {shapes} array; got shape {arr.shape}."
+        )
+    if arr.size == 0:
+        raise InvalidParameterError(f"{who}: {name} must not be empty; got shape {arr.shape}.")
+    if rows is not None and arr.shape[0] != rows:
+        raise InvalidParameterError(
+            f"{who}: {name} must have {rows} rows (one per arm); got shape {arr.shape}."
+        )
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        index = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise InvalidParameterError(
+            f"{who}: {name} must be finite; {int(bad.sum())} entries are NaN or infinite, "
+            f"the first at index {index} (value {float(arr[index])!r})."
+        )
+    return arr
+
+
+def read_only(arr: np.ndarray) -> np.ndarray:
+    """Return ``arr`` with its write flag cleared (in place) so it can be shared safely."""
+    arr.setflags(write=False)
+    return arr
+
+
+def _ragged(value: Any) -> bool:
+    """Whether ``value`` is a nested sequence whose rows have different lengths."""
+    try:
+        np.ndim(value)
+    except ValueError:
+        return True
+    return False
+
+
+def _ragged_error(value: Any, name: str, who: str) -> InvalidParameterError:
+    text = repr(value)
+    shown = text if len(text) <= 60 else text[:57] + "..."
+    return InvalidParameterError(
+        f"{who}: {name} must be a numeric array; its rows have different lengths ({shown})."
+    )
+
+
+def array_ndim(value: Any, name: str, who: str) -> int:
+    """The number of dimensions of array-like ``value``; a ragged nested list raises.
+
+    ``np.ndim`` raises numpy's own ``ValueError`` ("inhomogeneous shape") on ``[[1, 0], [0]]``;
+    this says which argument is ragged instead.
+    """
+    try:
+        return int(np.ndim(value))
+    except ValueError:
+        raise _ragged_error(value, name, who) from None
+
+
+@functools.cache
+def _env_keywords() -> tuple[str, ...]:
+    """The keywords every id forwards to :class:`~bandit_envs.PureExplorationEnv`."""
+    from bandit_envs.core.env import PureExplorationEnv  # lazy: env imports this module
+
+    params = inspect.signature(PureExplorationEnv.__init__).parameters.values()
+    return tuple(
+        p.name
+        for p in params
+        if p.kind is p.KEYWORD_ONLY and p.name not in ("name", "instance_info")
+    )
+
+
+def env_factory(env_id: str) -> Callable[[_F], _F]:
+    """Decorate the factory of ``env_id`` so that an unknown ``gym.make`` keyword is named.
+
+    Without it a misspelt keyword reaches :class:`~bandit_envs.PureExplorationEnv` and fails
+    with Python's bare ``TypeError`` ("unexpected keyword argument"), which neither names the id
+    nor lists what it takes. The decorated factory raises :class:`InvalidParameterError` with
+    the nearest valid keyword and the full list (the factory's own keywords, then the
+    environment's: ``delta``, ``budget``, ``max_samples``, ``sample_cost``, ...).
+
+    Args:
+        env_id: the registered id, for the message.
+
+    """
+
+    def decorate(factory: _F) -> _F:
+        own = [
+            p.name
+            for p in inspect.signature(factory).parameters.values()
+            if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)
+        ]
+
+        @functools.wraps(factory)
+        def make(*args: Any, **kwargs: Any) -> Any:
+            valid = own + [k for k in _env_keywords() if k not in own]
+            unknown = sorted(set(kwargs) - set(valid))
+            if unknown:
+                close = difflib.get_close_matches(unknown[0], valid, n=1, cutoff=0.6)
+                hint = f" Did you mean {close[0]!r}?" if close else ""
+                names = ", ".join(repr(k) for k in unknown)
+                raise InvalidParameterError(
+                    f"{env_id}: unknown keyword{'s' if len(unknown) > 1 else ''} {names}.{hint} "
+                    f"Valid keywords: {', '.join(valid)}."
+                )
+            return factory(*args, **kwargs)
+
+        return make  # type: ignore[return-value]
+
+    return decorate

@@ -1,0 +1,1 @@
+"""One module per problem family: the factories behind the registered ids."""

@@ -1,0 +1,718 @@
+"""Constrained best mixed arm instances (spec 004; Tang, Jain, Nayyar & Nuzzo, arXiv 2405.15090).
+
+Each ``make_*`` function builds a :class:`~bandit_envs.PureExplorationEnv` with the
+:class:`~bandit_envs.core.tasks.ConstrainedMixedSupport` task and the
+:class:`~bandit_envs.core.models.ConstrainedGaussian` model, and is the entry point of a registered id:
+
+| id | K, L | instance |
+|---|---|---|
+| ``ConstrainedMixed-Table1-v0`` | 24, 2 | the six instances of App. C, Table 1 (spec 004 §4.2) |
+| ``ConstrainedMixed-Hard-v0`` | K, 1 | App. A's template where SFSR-L fails ("H2r", §2.6, §4.5b) |
+| ``ConstrainedMixed-Random-v0`` | 24, 2 or K, 1 | the Appendix-C generator, or an L = 1 generator |
+| ``ConstrainedMixed-Custom-v0`` | any | your own rewards, costs and thresholds |
+
+One pull returns ``(reward, cost_1..cost_L)`` with Gaussian noise σ_r (default 1) and σ_c
+(default 0.5), the paper's. The answer is the optimal LP basis over ``K + L`` items (the slack
+item of constraint ``l`` is ``K + l``); :func:`bandit_envs.theory.lp.split_answer` splits it into the
+support arms and the non-binding constraints.
+
+**Setting.** The paper's problem is fixed budget: ``budget=`` (default per id, from the paper's
+budget ranges). ``delta=`` builds the same problem in fixed confidence (the paper leaves it to
+future work; no catalogued agent solves it), and so does ``max_samples=`` alone, the
+fixed-confidence safety cap, with δ = :data:`DEFAULT_DELTA` (the paper has no δ).
+
+Random instances are drawn from ``instance_seed``; the episode seed changes the noise only.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+
+from bandit_envs.core.env import PureExplorationEnv
+from bandit_envs.core.models import ConstrainedGaussian, check_rewards_costs
+from bandit_envs.core.tasks import ConstrainedMixedSupport
+from bandit_envs.core.validation import (
+    check_matrix,
+    check_nonnegative,
+    check_positive_int,
+    env_factory,
+)
+from bandit_envs.errors import InvalidInstanceError, InvalidParameterError
+from bandit_envs.theory import lp
+
+__all__ = [
+    "DEFAULT_DELTA",
+    "HARD_BUDGET",
+    "RANDOM_BUDGETS",
+    "TABLE1",
+    "TABLE1_BOLD",
+    "TABLE1_BUDGET",
+    "TABLE1_C1",
+    "TABLE1_C2",
+    "appendix_c_instance",
+    "hard_instance",
+    "l1_instance",
+    "make_custom",
+    "make_hard",
+    "make_random",
+    "make_table1",
+    "table1_instance",
+]
+
+#: δ of the fixed-confidence variant when ``max_samples=`` is given without ``delta=``.
+DEFAULT_DELTA = 0.1
+#: default budget of the Table-1 id (spec 004 §5.13 suggests N ∈ {10k, …, 160k} for L = 2).
+TABLE1_BUDGET = 40_000
+#: default budget of the Hard id (spec 004 §6.12 contrasts SFSR and SFSR-L at N = 10⁴).
+HARD_BUDGET = 10_000
+#: default budgets of the Random id by L (L = 1: the A-type grid 10³–10⁴; L = 2: as Table 1).
+RANDOM_BUDGETS = {1: 5_000, 2: 40_000}
+#: default budget of the Custom id.
+CUSTOM_BUDGET = 5_000
+
+#: Appendix C cost grid (L462–L516): c_1 by row, c_2 by column; arm = 4·row + column.
+TABLE1_C1 = (0.4, 0.6, 0.8, 1.0, 1.2, 1.4)
+TABLE1_C2 = (0.7, 0.9, 1.1, 1.3)
+#: Table 1 of the paper (spec 004 §4.2), rewards by (c_1 row, c_2 column).
+TABLE1: dict[str, tuple[tuple[float, ...], ...]] = {
+    "D1P": (
+        (0.88, 0.80, 0.82, 0.66),
+        (0.72, 1.02, 0.70, 0.54),
+        (0.92, 0.74, 0.94, 0.84),
+        (0.76, 0.60, 0.56, 0.86),
+        (0.98, 0.64, 0.68, 0.78),
+        (0.62, 0.96, 0.90, 0.58),
+    ),
+    "D1I": (
+        (0.84, 1.02, 0.74, 0.76),
+        (0.84, 0.88, 0.96, 0.90),
+        (0.90, 0.98, 0.92, 0.80),
+        (0.98, 0.98, 0.90, 0.74),
+        (0.94, 0.90, 0.88, 0.72),
+        (0.78, 0.82, 0.88, 0.84),
+    ),
+    "D2P": (
+        (0.08, 0.28, -0.02, 0.22),
+        (0.20, 0.46, 0.54, 0.40),
+        (0.42, 0.52, 0.80, 0.34),
+        (0.92, 0.78, 0.96, 0.70),
+        (0.94, 0.76, 1.10, 0.86),
+        (1.42, 1.16, 1.04, 1.24),
+    ),
+    "D2I": (
+        (0.40, 0.18, 0.28, 0.14),
+        (0.44, 0.54, 0.40, 0.32),
+        (0.56, 0.52, 0.68, 0.64),
+        (0.84, 0.80, 0.82, 0.74),
+        (0.94, 1.18, 1.02, 1.12),
+        (1.42, 1.16, 1.24, 1.24),
+    ),
+    "D3P": (
+        (1.04, 1.22, 1.28, 1.26),
+        (0.98, 1.22, 1.60, 1.54),
+        (1.26, 1.40, 1.88, 1.84),
+        (1.72, 1.76, 1.64, 1.92),
+        (1.78, 1.70, 1.96, 2.08),
+        (1.94, 2.30, 2.32, 2.50),
+    ),
+    "D3I": (
+        (0.92, 1.12, 1.32, 1.42),
+        (1.14, 1.42, 1.62, 1.68),
+        (1.30, 1.70, 1.68, 2.06),
+        (1.46, 1.82, 2.02, 2.04),
+        (1.84, 2.02, 2.12, 2.24),
+        (2.06, 2.28, 2.32, 2.58),
+    ),
+}
+#: the bold cells of Table 1 (the paper's optimal supports), as (c_1 row, c_2 column).
+TABLE1_BOLD: dict[str, tuple[tuple[int, int], ...]] = {
+    "D1P": ((1, 1),),
+    "D1I": ((0, 1),),
+    "D2P": ((2, 2), (5, 0)),
+    "D2I": ((0, 0), (5, 0)),
+    "D3P": ((2, 2), (3, 0), (5, 1)),
+    "D3I": ((2, 1), (2, 3), (5, 1)),
+}
+#: draws tried by the rejection samplers before giving up.
+_MAX_DRAWS = 10_000
+
+
+# --------------------------------------------------------------------------------------------
+# shared helpers
+
+
+def _setting(
+    delta: float | None, budget: int | None, max_samples: int | None, default_budget: int
+) -> dict[str, Any]:
+    """Fixed budget by default; ``delta=`` (or ``max_samples=`` alone) selects fixed confidence."""
+    if delta is None and budget is None:
+        if max_samples is not None:
+            return {"delta": DEFAULT_DELTA, "max_samples": max_samples}
+        return {"budget": default_budget}
+    out: dict[str, Any] = {"delta": delta, "budget": budget}
+    if max_samples is not None:
+        out["max_samples"] = max_samples
+    return out
+
+
+def _grid_costs() -> np.ndarray:
+    """The (2, 24) costs of Appendix C, arms in row-major order of Table 1."""
+    return np.vstack([np.repeat(TABLE1_C1, len(TABLE1_C2)), np.tile(TABLE1_C2, len(TABLE1_C1))])
+
+
+def _env(
+    who: str,
+    rewards: np.ndarray,
+    costs: np.ndarray,
+    thresholds: np.ndarray,
+    sigma_r: float,
+    sigma_c: float,
+    info: dict[str, Any],
+    setting: dict[str, Any],
+    env_kwargs: dict[str, Any],
+    known_arms: Any = (),
+) -> PureExplorationEnv:
+    try:
+        model = ConstrainedGaussian(rewards, costs, sigma_r, sigma_c, known_arms)
+    except InvalidParameterError as exc:
+        raise InvalidParameterError(_reword(exc, "ConstrainedGaussian: ", who)) from None
+    task = ConstrainedMixedSupport(thresholds)
+    try:
+        return PureExplorationEnv(
+            model, task, name=who, instance_info=info, **setting, **env_kwargs
+        )
+    except InvalidInstanceError as exc:
+        raise InvalidInstanceError(_reword(exc, "ConstrainedMixedSupport: ", who)) from None
+
+
+def _reword(exc: Exception, prefix: str, who: str) -> str:
+    """The message of ``exc`` with its leading ``prefix`` replaced by ``who``."""
+    text = str(exc)
+    return f"{who}: {text[len(prefix) :]}" if text.startswith(prefix) else text
+
+
+def _sigmas(sigma_r: Any, sigma_c: Any, who: str) -> tuple[float, float]:
+    return check_nonnegative(sigma_r, "sigma_r", who), check_nonnegative(sigma_c, "sigma_c", who)
+
+
+# --------------------------------------------------------------------------------------------
+# Table 1 (Appendix C)
+
+
+def table1_instance(name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rewards (24,), costs (2, 24) and thresholds ``(1, 1)`` of a Table-1 instance (§4.2).
+
+    Arm ``4·i + j`` has costs ``(TABLE1_C1[i], TABLE1_C2[j])`` (row-major order of the table;
+    the paper does not fix an order). Optimal supports with slack ids 24, 25: D1P {5, 24, 25},
+    D2P {10, 20, 25}, D3P {10, 12, 21}, D1I {1, 24, 25}, D2I {0, 20, 25}, D3I {9, 11, 21}.
+    """
+    if name not in TABLE1:
+        raise InvalidParameterError(
+            f"ConstrainedMixed-Table1-v0: instance must be one of {sorted(TABLE1)}; got {name!r}."
+        )
+    return np.array(TABLE1[name], dtype=np.float64).ravel(), _grid_costs(), np.ones(2)
+
+
+@env_factory("ConstrainedMixed-Table1-v0")
+def make_table1(
+    instance: str = "D1P",
+    sigma_r: float = 1.0,
+    sigma_c: float = 0.5,
+    *,
+    delta: float | None = None,
+    budget: int | None = None,
+    max_samples: int | None = None,
+    **env_kwargs: Any,
+) -> PureExplorationEnv:
+    """``ConstrainedMixed-Table1-v0``: the six L = 2 instances of Appendix C (spec 004 §4.2).
+
+    ## Description
+    ``K = K0 = 24`` arms with costs on the grid ``c_1 ∈ {0.4, …, 1.4}`` × ``c_2 ∈ {0.7, …, 1.3}``,
+    thresholds ``c̄ = (1, 1)``, rewards from Table 1 (:func:`table1_instance`, exact numbers).
+    Family Dj has j support arms (D1: ``r = 1 − W``; D2: ``r = c_1 − W``; D3: ``r = c_1 + c_2 − W``;
+    P: ``W`` a permutation of {0, 0.02, …, 0.46}; I: i.i.d. on {0, …, 0.28}; +0.02 on the support).
+    Answers over 26 items (slacks 24 and 25). The paper runs 5000 episodes per budget (its grid is
+    not recoverable; spec 004 §4.5a gives prototype error rates at N = 5k–40k).
+
+    ## Arguments
+    | keyword | meaning | default |
+    |---|---|---|
+    | ``instance`` | ``"D1P"``, ``"D2P"``, ``"D3P"``, ``"D1I"``, ``"D2I"``, ``"D3I"`` | ``"D1P"`` |
+    | ``sigma_r`` / ``sigma_c`` | reward / cost noise, ≥ 0 | 1.0 / 0.5 |
+    | ``budget`` | fixed budget N | 40000 |
+    | ``delta`` | fixed confidence instead (no paper value) | — |
+    | other | :class:`~bandit_envs.PureExplorationEnv` keywords | |
+
+    Raises:
+        InvalidParameterError: an unknown instance name (the message lists the valid ones) or a
+            bad keyword value.
+    """
+    who = "ConstrainedMixed-Table1-v0"
+    if not isinstance(instance, str) or instance not in TABLE1:
+        raise InvalidParameterError(
+            f"{who}: instance must be one of {sorted(TABLE1)} (Appendix C, Table 1); got "
+            f"{instance!r}."
+        )
+    sigma_r, sigma_c = _sigmas(sigma_r, sigma_c, who)
+    rewards, costs, cbar = table1_instance(instance)
+    info = {"instance": instance, "sigma_r": sigma_r, "sigma_c": sigma_c}
+    return _env(
+        who,
+        rewards,
+        costs,
+        cbar,
+        sigma_r,
+        sigma_c,
+        info,
+        _setting(delta, budget, max_samples, TABLE1_BUDGET),
+        env_kwargs,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Appendix A (the template where SFSR-L fails)
+
+
+def hard_instance(k: int = 16) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Appendix A's template (spec 004 §2.6) with the numbers of the reconstruction "H2r" (§4.5b).
+
+    One cost, ``c̄ = 1``: arm 0 at (cost, reward) = (0, 0) (low cost, low reward), arm 1 at
+    (1.2, 1.2) (high reward, cost just above ``c̄``), arms 2..K−1 all at (0.9, 0.8) (feasible,
+    just below the line through arms 0 and 1). ``I* = {0, 1}``, ``p* = (1/6, 5/6)``, value 1.
+    **The numbers are a reconstruction** (the paper's figure has none).
+    """
+    rewards = np.full(k, 0.8)
+    costs = np.full(k, 0.9)
+    rewards[:2] = (0.0, 1.2)
+    costs[:2] = (0.0, 1.2)
+    return rewards, costs[None, :], np.ones(1)
+
+
+@env_factory("ConstrainedMixed-Hard-v0")
+def make_hard(
+    K: int = 16,  # noqa: N803 - the paper's name for the number of arms
+    sigma_r: float = 1.0,
+    sigma_c: float = 0.5,
+    *,
+    delta: float | None = None,
+    budget: int | None = None,
+    max_samples: int | None = None,
+    **env_kwargs: Any,
+) -> PureExplorationEnv:
+    """``ConstrainedMixed-Hard-v0``: Appendix A's construction where the Lagrangian score fails.
+
+    ## Description
+    L = 1 (:func:`hard_instance`): the best mixed arm mixes arm 0 (low cost, low reward) and arm 1
+    (high reward, cost slightly above ``c̄``); the K − 2 identical arms 2..K−1 sit just below the
+    segment. After round 1 one overestimated clone j suffices for the empirical frontier to become
+    (1, j), whose slope makes arm 0's reduced cost the lowest, so SFSR-L rejects it, while its IV
+    score stays near the optimum (spec 004 §2.6). Prototype errors at N = 10⁴ (K = 16):
+    SFSR 0.07, SFSR-L 0.58, USLP 0.24 (spec 004 §4.5b, not the paper's). Δ0² = 0.16,
+    Δ_(3)² ≈ 0.00497 (K = 16).
+
+    ## Arguments
+    | keyword | meaning | default |
+    |---|---|---|
+    | ``K`` | number of arms, ≥ 3 | 16 |
+    | ``sigma_r`` / ``sigma_c`` | reward / cost noise, ≥ 0 | 1.0 / 0.5 |
+    | ``budget`` | fixed budget N | 10000 |
+    | ``delta`` | fixed confidence instead (no paper value) | — |
+    | other | :class:`~bandit_envs.PureExplorationEnv` keywords | |
+    """
+    who = "ConstrainedMixed-Hard-v0"
+    k = check_positive_int(K, "K", who, minimum=3)
+    sigma_r, sigma_c = _sigmas(sigma_r, sigma_c, who)
+    rewards, costs, cbar = hard_instance(k)
+    info = {"K": k, "sigma_r": sigma_r, "sigma_c": sigma_c, "reconstruction": "H2r"}
+    return _env(
+        who,
+        rewards,
+        costs,
+        cbar,
+        sigma_r,
+        sigma_c,
+        info,
+        _setting(delta, budget, max_samples, HARD_BUDGET),
+        env_kwargs,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# the L = 1 reconstructions of spec 004 §4.5b (stand-ins for the paper's Figures 2-3)
+
+#: (rewards, costs) of the L = 1, K = 16 reconstructions (c̄ = 1). **Not the paper's numbers**:
+#: its instances A1-A3, H1-H3 are only drawn in figures; these were built (spec 004 §4.5b) to
+#: show the behaviour the paper reports.
+L1_INSTANCES: dict[str, tuple[tuple[float, ...], tuple[float, ...]]] = {
+    "A1r": (
+        (0.8, 1.2, 1.05, 0.6, 0.6, 1.0, 0.9, 0.9, 0.5, 0.7, 0.55, 0.85, 0.4, 0.5, 0.85, 1.0),
+        (0.9, 0.6, 0.85, 0.35, 1.75, 0.55, 1.25, 0.7, 1.6, 1.25, 0.4, 1.55, 1.7, 1.65, 1.1, 0.45),
+    ),
+    "A2r": (
+        (0.95, 0.25, 1.2, 0.7, 0.65, 1.1, 1.0, 0.45, 0.45, 0.45, 1.0, 0.85, 0.75, 1.05, 0.6, 1.3),
+        (1.6, 0.65, 1.45, 1.0, 0.95, 1.75, 1.65, 0.35, 0.6, 0.5, 1.65, 1.1, 0.8, 1.55, 0.75, 1.3),
+    ),
+    "A3r": (
+        (0.4, 0.9, 1.4, 1.0, 0.55, 0.85, 1.3, 0.65, 0.8, 1.05, 1.05, 0.55, 1.1, 0.65, 0.65, 0.55),
+        (0.5, 1.7, 1.6, 1.3, 0.45, 1.35, 1.8, 1.3, 1.05, 1.35, 1.65, 0.85, 1.35, 1.2, 1.15, 0.95),
+    ),
+    "H1r": ((0.0, 1.05) + (0.2,) * 7 + (-1.0,) * 7, (0.0, 1.05) + (0.5,) * 7 + (1.6,) * 7),
+    "H2r": ((0.0, 1.2) + (0.8,) * 14, (0.0, 1.2) + (0.9,) * 14),
+}
+#: default budget of the L1 id (spec 004 §4.5b compares the agents at N = 10³–2·10⁴).
+L1_BUDGET = 5_000
+
+
+@env_factory("ConstrainedMixed-L1-v0")
+def make_l1(
+    instance: str = "A1r",
+    sigma_r: float = 1.0,
+    sigma_c: float = 0.5,
+    *,
+    delta: float | None = None,
+    budget: int | None = None,
+    max_samples: int | None = None,
+    **env_kwargs: Any,
+) -> PureExplorationEnv:
+    """``ConstrainedMixed-L1-v0``: the L = 1, K = 16 instances standing in for Figures 2-3.
+
+    ## Description
+    **Reconstructions, not the paper's instances** (spec 004 §4.5b; the paper draws A1-A3 and
+    H1-H3 only in figures). ``c̄ = 1``, arms as (cost, reward) points (:data:`L1_INSTANCES`):
+
+    * ``A1r`` — an "average" instance with a deterministic optimum, ``I* = {1, slack}``;
+    * ``A2r``, ``A3r`` — "average" instances whose optimum mixes two arms: ``{7, 15}``, ``{2, 4}``;
+    * ``H1r`` — a support arm just above ``c̄`` (Δ0-dominated, every gap ≈ Δ0): the IV score is
+      the weaker flavour there, and uniform sampling wins (spec 004 §4.5b);
+    * ``H2r`` — Appendix A's construction where the Lagrangian score fails (as
+      ``ConstrainedMixed-Hard-v0`` with K = 16).
+
+    ## Arguments
+    | keyword | meaning | default |
+    |---|---|---|
+    | ``instance`` | ``"A1r"``, ``"A2r"``, ``"A3r"``, ``"H1r"``, ``"H2r"`` | ``"A1r"`` |
+    | ``sigma_r`` / ``sigma_c`` | reward / cost noise, ≥ 0 | 1.0 / 0.5 |
+    | ``budget`` | fixed budget N | 5000 |
+    | ``delta`` | fixed confidence instead (no paper value) | — |
+    | other | :class:`~bandit_envs.PureExplorationEnv` keywords | |
+
+    Raises:
+        InvalidParameterError: an unknown instance name (the message lists the valid ones) or a
+            bad keyword value.
+    """
+    who = "ConstrainedMixed-L1-v0"
+    if not isinstance(instance, str) or instance not in L1_INSTANCES:
+        raise InvalidParameterError(
+            f"{who}: instance must be one of {sorted(L1_INSTANCES)} (spec 004 §4.5b "
+            f"reconstructions); got {instance!r}."
+        )
+    sigma_r, sigma_c = _sigmas(sigma_r, sigma_c, who)
+    rewards, costs = (np.array(v, dtype=np.float64) for v in L1_INSTANCES[instance])
+    info = {
+        "instance": instance,
+        "sigma_r": sigma_r,
+        "sigma_c": sigma_c,
+        "reconstruction": instance,
+    }
+    return _env(
+        who,
+        rewards,
+        costs[None, :],
+        np.ones(1),
+        sigma_r,
+        sigma_c,
+        info,
+        _setting(delta, budget, max_samples, L1_BUDGET),
+        env_kwargs,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# generators
+
+
+def _support_arms(rewards: np.ndarray, costs: np.ndarray, cbar: np.ndarray) -> frozenset[int]:
+    mu, a, b = lp.standard_form(rewards, costs, cbar)
+    return frozenset(i for i in lp.solve_lp(mu, a, b).support if i < rewards.size)
+
+
+def appendix_c_instance(
+    family: int, w_mode: str, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """The Appendix-C generator (L462–L516, spec 004 §4.2).
+
+    Costs: the 6 × 4 grid of Table 1 (row-major), ``c̄ = (1, 1)``. Rewards: D1 ``r = 1 − W``,
+    D2 ``r = c_1 − W``, D3 ``r = c_1 + c_2 − W`` (``family`` = 1, 2, 3), with ``W`` a random
+    permutation of {0, 0.02, …, 0.46} (``w_mode="P"``) or i.i.d. uniform on {0, 0.02, …, 0.28}
+    (``"I"``). Redrawn until the optimal support has exactly ``family`` arms; then +0.02 on every
+    support arm. Draws whose result violates Assumption 1, or whose support the +0.02 changes,
+    are also redrawn (our additions; never needed by the paper's six). Values are exact
+    multiples of 0.01.
+
+    Returns:
+        ``(rewards (24,), costs (2, 24), thresholds (2,), W (24,), draws)``.
+    """
+    costs = _grid_costs()
+    cents = np.rint(costs * 100).astype(np.int64)
+    base = {1: np.full(24, 100), 2: cents[0], 3: cents[0] + cents[1]}[family]
+    cbar = np.ones(2)
+    for draw in range(1, _MAX_DRAWS + 1):
+        if w_mode == "P":
+            w = 2 * rng.permutation(24)
+        else:
+            w = 2 * rng.integers(0, 15, size=24)
+        r_cents = base - w
+        arms = _support_arms(r_cents / 100.0, costs, cbar)
+        if len(arms) != family:
+            continue
+        r_cents[sorted(arms)] += 2
+        rewards = r_cents / 100.0
+        try:
+            opt = lp.optimal_basis(rewards, costs, cbar)
+        except InvalidInstanceError:
+            continue
+        if frozenset(i for i in opt.basis if i < 24) == arms:
+            return rewards, costs, cbar, w / 100.0, draw
+    raise InvalidParameterError(  # pragma: no cover - every family is reached within a few draws
+        f"appendix_c_instance: no instance of family D{family}{w_mode} in {_MAX_DRAWS} draws."
+    )
+
+
+def l1_instance(
+    k: int, family: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """An L = 1 generator: the recipes of the reconstructions A1r–A3r (spec 004 §4.5b).
+
+    **Not the paper's** (its L = 1 instances are not recoverable). Costs ``U[0.2, 1.8]``,
+    ``c̄ = 1``, both costs and rewards rounded to multiples of 0.05.
+
+    * ``family=1`` (deterministic optimum, as A1r): ``r = 1 − 0.8(c − 0.85)² + U(−0.3, 0.3)``;
+      kept when the optimal support is one arm and the margin (optimal value minus the best other
+      feasible basis) is ≥ 0.05.
+    * ``family=2`` (strict mix of two arms, as A2r/A3r): ``r = 0.2 + 0.6c + U(−0.35, 0.35)``; kept
+      when the support is two arms and the margin is ≥ 0.04.
+
+    Draws violating Assumption 1 are redrawn.
+
+    Returns:
+        ``(rewards (K,), costs (1, K), thresholds (1,), draws)``.
+    """
+    cbar = np.ones(1)
+    need = 0.05 if family == 1 else 0.04
+    for draw in range(1, _MAX_DRAWS + 1):
+        c = np.rint(rng.uniform(0.2, 1.8, size=k) * 20) / 20
+        if family == 1:
+            raw = 1.0 - 0.8 * (c - 0.85) ** 2 + rng.uniform(-0.3, 0.3, size=k)
+        else:
+            raw = 0.2 + 0.6 * c + rng.uniform(-0.35, 0.35, size=k)
+        r = np.rint(raw * 20) / 20
+        costs = c[None, :]
+        try:
+            opt = lp.optimal_basis(r, costs, cbar)
+        except InvalidInstanceError:
+            continue
+        arms = [i for i in opt.basis if i < k]
+        if len(arms) != family:
+            continue
+        mu, a, b = lp.standard_form(r, costs, cbar)
+        if opt.value - lp.second_best_value(mu, a, b, opt.basis) >= need - 1e-12:
+            return r, costs, cbar, draw
+    raise InvalidParameterError(
+        f"l1_instance: no instance of family {family} with K = {k} in {_MAX_DRAWS} draws: with "
+        f"means rounded to 0.05, many arms make near-ties with the optimum likely, so the margin "
+        f"of at least {need} is rarely met; for more arms, give your own "
+        f"instance to ConstrainedMixed-Custom-v0."
+    )
+
+
+@env_factory("ConstrainedMixed-Random-v0")
+def make_random(
+    L: int = 2,  # noqa: N803 - the paper's name for the number of constraints
+    family: int = 1,
+    w_mode: str | None = None,
+    K: int | None = None,  # noqa: N803
+    sigma_r: float = 1.0,
+    sigma_c: float = 0.5,
+    instance_seed: int = 0,
+    *,
+    delta: float | None = None,
+    budget: int | None = None,
+    max_samples: int | None = None,
+    **env_kwargs: Any,
+) -> PureExplorationEnv:
+    """``ConstrainedMixed-Random-v0``: random instances, the Appendix-C generator or an L = 1 one.
+
+    ## Description
+    * ``L=2`` (default): :func:`appendix_c_instance`, the paper's own recipe of Table 1
+      (K = 24, ``family`` j ∈ {1, 2, 3} support arms, ``w_mode`` "P" or "I").
+    * ``L=1``: :func:`l1_instance`, the recipes of the reconstructions A1r (``family=1``,
+      deterministic optimum) and A2r/A3r (``family=2``, a two-arm mix), with ``K`` arms; **not**
+      the paper's (its L = 1 instances are not in the text).
+
+    The draw comes from ``instance_seed``; ``env.unwrapped.instance_info`` records it (and ``W``
+    for L = 2).
+
+    ## Arguments
+    | keyword | meaning | default |
+    |---|---|---|
+    | ``L`` | number of constraints: 1 or 2 | 2 |
+    | ``family`` | support size j: 1–3 (L = 2) or 1–2 (L = 1) | 1 |
+    | ``w_mode`` | ``"P"`` (permutation) or ``"I"`` (i.i.d.) noise vector, L = 2 only | ``"P"`` |
+    | ``K`` | number of arms, L = 1 only (≥ 3); L = 2 has the 24-arm grid | 16 |
+    | ``sigma_r`` / ``sigma_c`` | reward / cost noise, ≥ 0 | 1.0 / 0.5 |
+    | ``instance_seed`` | seed of the instance draw, ≥ 0 | 0 |
+    | ``budget`` | fixed budget N | 40000 (L = 2), 5000 (L = 1) |
+    | ``delta`` | fixed confidence instead (no paper value) | — |
+    | other | :class:`~bandit_envs.PureExplorationEnv` keywords | |
+    """
+    who = "ConstrainedMixed-Random-v0"
+    if isinstance(L, bool) or not isinstance(L, numbers.Integral) or L not in (1, 2):
+        raise InvalidParameterError(
+            f"{who}: L must be 1 (the L = 1 generator) or 2 (the Appendix-C generator); got {L!r}."
+        )
+    top = 3 if L == 2 else 2
+    if (
+        isinstance(family, bool)
+        or not isinstance(family, numbers.Integral)
+        or not (1 <= family <= top)
+    ):
+        raise InvalidParameterError(
+            f"{who}: family (the number of support arms) must be an integer in [1, {top}] for "
+            f"L = {L}; got {family!r}."
+        )
+    sigma_r, sigma_c = _sigmas(sigma_r, sigma_c, who)
+    instance_seed = check_positive_int(instance_seed, "instance_seed", who, minimum=0)
+    rng = np.random.default_rng(instance_seed)
+    info: dict[str, Any] = {
+        "L": int(L),
+        "family": int(family),
+        "sigma_r": sigma_r,
+        "sigma_c": sigma_c,
+        "instance_seed": instance_seed,
+    }
+    if L == 2:
+        if K is not None and K != 24:
+            raise InvalidParameterError(
+                f"{who}: the Appendix-C generator (L = 2) has the 24-arm cost grid; K must be "
+                f"None or 24; got {K!r}."
+            )
+        mode = "P" if w_mode is None else w_mode
+        if mode not in ("P", "I"):
+            raise InvalidParameterError(
+                f"{who}: w_mode must be 'P' (a permutation of 0, 0.02, ..., 0.46) or 'I' (i.i.d. "
+                f"on 0, 0.02, ..., 0.28); got {w_mode!r}."
+            )
+        rewards, costs, cbar, w, draws = appendix_c_instance(int(family), mode, rng)
+        info.update({"K": 24, "w_mode": mode, "W": w, "draws": draws})
+    else:
+        if w_mode is not None:
+            raise InvalidParameterError(
+                f"{who}: w_mode belongs to the Appendix-C generator (L = 2); drop it for L = 1; "
+                f"got {w_mode!r}."
+            )
+        k = check_positive_int(16 if K is None else K, "K", who, minimum=3)
+        rewards, costs, cbar, draws = l1_instance(k, int(family), rng)
+        info.update({"K": k, "draws": draws})
+    return _env(
+        who,
+        rewards,
+        costs,
+        cbar,
+        sigma_r,
+        sigma_c,
+        info,
+        _setting(delta, budget, max_samples, RANDOM_BUDGETS[int(L)]),
+        env_kwargs,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# custom
+
+
+#: the toy of spec 004 §6 fact 5 (c̄ = 1): I* = {1, 2} with value 1.12.
+_TOY_REWARDS = (0.3, 1.2, 0.8, 0.5, 1.0)
+_TOY_COSTS = (0.2, 1.1, 0.6, 1.4, 1.6)
+
+
+@env_factory("ConstrainedMixed-Custom-v0")
+def make_custom(
+    rewards: Any = None,
+    costs: Any = None,
+    thresholds: Any = None,
+    known_arms: Any = (),
+    sigma_r: float = 1.0,
+    sigma_c: float = 0.5,
+    *,
+    delta: float | None = None,
+    budget: int | None = None,
+    max_samples: int | None = None,
+    **env_kwargs: Any,
+) -> PureExplorationEnv:
+    """``ConstrainedMixed-Custom-v0``: constrained best mixed arm on your own instance.
+
+    Give ``rewards`` (K,) and ``costs`` (L, K), or (K,) for one constraint, and optionally
+    ``thresholds`` (L,) (default ``c̄ = 1`` for every constraint). With no arrays, the toy of
+    spec 004 §6 fact 5 is built (K = 5, L = 1, ``I* = {1, 2}``). An infeasible instance is
+    accepted (its answer is the empty set); one violating Assumption 1 is refused, with the reason.
+
+    ## Arguments
+    | keyword | meaning | default |
+    |---|---|---|
+    | ``rewards`` | mean rewards, shape (K,), K ≥ 2 | the toy |
+    | ``costs`` | mean costs, shape (L, K) or (K,) | the toy |
+    | ``thresholds`` | ``c̄``, shape (L,) or a float | 1.0 each |
+    | ``known_arms`` | arms whose means the agent is told (``ProblemSpec.extras``) | () |
+    | ``sigma_r`` / ``sigma_c`` | reward / cost noise, ≥ 0 | 1.0 / 0.5 |
+    | ``budget`` | fixed budget N | 5000 |
+    | ``delta`` | fixed confidence instead | — |
+    | other | :class:`~bandit_envs.PureExplorationEnv` keywords | |
+
+    Raises:
+        InvalidParameterError: missing or mis-shaped arrays, non-finite values, bad σ or
+            ``known_arms``.
+        InvalidInstanceError: Assumption 1 fails.
+    """
+    who = "ConstrainedMixed-Custom-v0"
+    example = (
+        f"gym.make('{who}', rewards=[0.3, 1.2, 0.8], costs=[[0.2, 1.1, 0.6]], thresholds=[1.0])"
+    )
+    if rewards is None and costs is None:
+        rewards, costs = _TOY_REWARDS, _TOY_COSTS
+    if rewards is None or costs is None:
+        raise InvalidParameterError(
+            f"{who}: give both rewards= (shape (K,)) and costs= (shape (L, K)); e.g. {example}."
+        )
+    r, c = check_rewards_costs(rewards, costs, who)
+    if thresholds is None:
+        cbar = np.ones(c.shape[0])
+    else:
+        cbar = check_matrix(thresholds, "thresholds", who, ndim=(0, 1)).reshape(-1)
+        if cbar.shape != (c.shape[0],):
+            raise InvalidParameterError(
+                f"{who}: thresholds must have one entry per cost row (L = {c.shape[0]}); got "
+                f"shape {np.shape(thresholds)}."
+            )
+    sigma_r, sigma_c = _sigmas(sigma_r, sigma_c, who)
+    info = {
+        "K": r.size,
+        "L": c.shape[0],
+        "known_arms": known_arms,
+        "sigma_r": sigma_r,
+        "sigma_c": sigma_c,
+    }
+    return _env(
+        who,
+        r,
+        c,
+        cbar,
+        sigma_r,
+        sigma_c,
+        info,
+        _setting(delta, budget, max_samples, CUSTOM_BUDGET),
+        env_kwargs,
+        known_arms=known_arms,
+    )

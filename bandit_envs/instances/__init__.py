@@ -1,1 +1,0 @@
-"""Instance factories: each registered environment id is one of these functions."""

@@ -1,0 +1,1 @@
+"""Reinforcement-learning interfaces: Gymnasium wrappers and Stable-Baselines3 adapters."""

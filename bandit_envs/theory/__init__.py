@@ -1,0 +1,1 @@
+"""Math shared by environments and agents, written once: designs, least squares, thresholds, gaps."""

@@ -1,0 +1,779 @@
+"""Pareto dominance, PSI gaps and complexities, shared by environments and agents (spec 000 §1).
+
+Every objective is *maximised*. For mean vectors ``μ_i, μ_j ∈ R^d`` (spec 000 §1.2, Kone et al.
+Definition 1): ``i`` is *dominated* by ``j`` when ``μ_i(c) ≤ μ_j(c)`` for every ``c`` and
+``μ_i(c) < μ_j(c)`` for some ``c``. Two identical vectors do not dominate each other. The Pareto set
+``S*`` holds the arms no other arm dominates. :func:`pareto_mask` is the one implementation of that
+test in the library; every other routine here derives from it.
+
+Margins (spec 000 §1.4): ``M(i, j) = max_c [μ_i(c) − μ_j(c)]`` and ``m(i, j) = −M(i, j)``. PSI gaps
+(Kone et al. eq. (1), from Auer et al. 2016): ``Δ_i = Δ*_i`` for ``i ∉ S*`` and ``Δ_i = δ*_i`` for
+``i ∈ S*``, with ``Δ*_i = max_j m(i, j)`` and
+``δ*_i = min_{j ≠ i} [M(i, j) ∧ (M(j, i)_+ + (Δ*_j)_+)]``.
+
+Cost. With ``K`` arms, ``d`` objectives and ``s = |S*|``: :func:`pareto_mask` takes
+``O(K log K)`` time for ``d ≤ 2`` and ``O(K log K · d + K (s + B) d)`` beyond (``B = 256`` is a
+block size), :func:`psi_gaps` and
+:func:`empirical_gaps` add ``O(K s d)``; :func:`dominance_margins` is ``O(|rows| |cols| d)``.
+Nothing allocates a ``K × K × d`` array: coordinates are visited one at a time and rows are
+processed in blocks of at most :data:`BLOCK_ELEMENTS` pairs, so the working memory is
+``O(BLOCK_ELEMENTS)`` whatever ``K``. The worst case (every arm Pareto-optimal) is ``O(K² d)`` time.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from typing import Any, NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from bandit_envs.core.problem import as_answer
+from bandit_envs.errors import InvalidParameterError
+
+__all__ = [
+    "APE_THRESHOLDS",
+    "APEStop",
+    "APEWidth",
+    "BLOCK_ELEMENTS",
+    "PSIGaps",
+    "ape_confidence",
+    "ape_stop",
+    "ape_width_terms",
+    "complexities",
+    "dominance_margins",
+    "empirical_gaps",
+    "is_eps_pareto_set",
+    "pareto_mask",
+    "pareto_set",
+    "psi_gaps",
+]
+
+#: Largest number of (row, column) pairs held in one temporary array (512 KB of float64: blocks
+#: that fit in a core's cache were measured faster than larger ones at K = 10⁴).
+BLOCK_ELEMENTS = 1 << 16
+
+#: Rows per block of the sort-and-filter Pareto mask (a block is compared with itself).
+_MASK_BLOCK = 256
+
+BoolArray = NDArray[np.bool_]
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.intp]
+
+
+class PSIGaps(NamedTuple):
+    """PSI gaps of a set of arms (spec 000 §1.4; Kone et al. eq. (1)).
+
+    Attributes:
+        gaps: ``Δ_i`` per arm, shape ``(n,)``: ``Δ*_i`` for dominated arms, ``δ*_i`` for
+            Pareto-optimal ones (``+inf`` for a lone arm, whose ``δ*`` is a minimum over nothing).
+        pareto: the Pareto mask of the same arms, shape ``(n,)`` (:func:`pareto_mask`).
+        arms: the arm indices the entries refer to, shape ``(n,)`` (``0..K-1`` for
+            :func:`psi_gaps`, the active arms in increasing order for :func:`empirical_gaps`).
+
+    """
+
+    gaps: FloatArray
+    pareto: BoolArray
+    arms: IntArray
+
+
+def _as_means(means: ArrayLike, who: str) -> FloatArray:
+    """Return ``means`` as a finite 2-D float64 array ``(K, d)`` with ``K, d ≥ 1``, or raise."""
+    try:
+        mu = np.asarray(means, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise InvalidParameterError(
+            f"{who}: means must be a numeric array of shape (K, d); could not convert it ({exc})."
+        ) from None
+    if mu.ndim != 2 or mu.shape[0] < 1 or mu.shape[1] < 1:
+        raise InvalidParameterError(
+            f"{who}: means must be a 2-D array of shape (K, d) with K, d >= 1 (one row per arm, "
+            f"one column per objective); got shape {mu.shape}."
+        )
+    if not np.isfinite(mu).all():
+        bad = np.argwhere(~np.isfinite(mu))[0]
+        raise InvalidParameterError(
+            f"{who}: means must be finite; entry {tuple(int(i) for i in bad)} is "
+            f"{float(mu[tuple(bad)])!r}."
+        )
+    return mu
+
+
+def _rows_per_block(n_cols: int) -> int:
+    return max(1, BLOCK_ELEMENTS // max(1, n_cols))
+
+
+def _dominated_by(points: FloatArray, others: FloatArray) -> BoolArray:
+    """For each row ``p`` of ``points``: is some row of ``others`` dominating it (Definition 1)?
+
+    Compares one coordinate at a time, so the temporaries are ``len(points) × len(others)``
+    booleans (callers keep that product below :data:`BLOCK_ELEMENTS`).
+    """
+    n, d = points.shape
+    if n == 0 or others.shape[0] == 0:
+        return np.zeros(n, dtype=bool)
+    weak = others[None, :, 0] >= points[:, 0, None]  # others ≥ point on every coordinate so far
+    strict = others[None, :, 0] > points[:, 0, None]  # others > point on some coordinate so far
+    for c in range(1, d):
+        a = others[None, :, c]
+        b = points[:, c, None]
+        weak &= a >= b
+        strict |= a > b
+    weak &= strict
+    return weak.any(axis=1)
+
+
+def pareto_mask(means: ArrayLike) -> BoolArray:
+    """Which arms are Pareto-optimal: ``mask[i]`` iff no arm dominates arm ``i``.
+
+    Definition 1 of Kone et al. (spec 000 §1.2), maximisation: ``j`` dominates ``i`` iff
+    ``μ_i ≤ μ_j`` coordinate-wise with at least one strict inequality; identical vectors do not
+    dominate each other (both stay in the set if nothing else dominates them). Use it for the true
+    Pareto set and for empirical Pareto sets alike.
+
+    Algorithm: for ``d = 2`` one sort and a running maximum (``O(K log K)``). Otherwise the arms
+    are sorted by decreasing coordinate sum (ties broken lexicographically), so any arm dominating
+    ``i`` comes before ``i``; blocks of rows are then compared only with the Pareto arms found so
+    far and with the survivors of their own block (dominance is transitive, so some Pareto arm
+    dominates every dominated arm): ``O(K log K · d + K (|S*| + 256) d)`` time, memory
+    ``O(BLOCK_ELEMENTS)``. Exact in floating point (no arithmetic, only comparisons).
+
+    Examples:
+        >>> pareto_mask([[1.0, 0.0], [0.0, 1.0], [0.4, 0.4], [0.6, 0.6]]).tolist()
+        [True, True, False, True]
+
+    Args:
+        means: mean vectors, shape ``(K, d)``, finite.
+
+    Returns:
+        A boolean array of shape ``(K,)``.
+
+    Raises:
+        InvalidParameterError: if ``means`` is not a finite 2-D array with ``K, d ≥ 1``.
+    """
+    mu = _as_means(means, "pareto_mask")
+    return _pareto_mask(mu)
+
+
+def _pareto_mask(mu: FloatArray) -> BoolArray:
+    k, d = mu.shape
+    if d == 1:
+        return mu[:, 0] == mu[:, 0].max()
+    if d == 2:
+        return _pareto_mask_2d(mu)
+    if k <= 64:  # one small all-pairs comparison beats sorting
+        return ~_dominated_by(mu, mu)
+    # primary key: −sum; then −μ(0), −μ(1), ... (np.lexsort sorts by its last key first)
+    keys = [-mu[:, c] for c in range(d - 1, -1, -1)]
+    keys.append(-mu.sum(axis=1))
+    order = np.lexsort(keys)
+    srt = mu[order]
+    keep = np.zeros(k, dtype=bool)
+    front = srt[:0]
+    for start in range(0, k, _MASK_BLOCK):
+        block = srt[start : start + _MASK_BLOCK]
+        alive = np.ones(block.shape[0], dtype=bool)
+        step = _rows_per_block(front.shape[0])
+        for lo in range(0, block.shape[0], step):
+            alive[lo : lo + step] = ~_dominated_by(block[lo : lo + step], front)
+        idx = np.flatnonzero(alive)
+        survivors = block[idx]
+        idx = idx[~_dominated_by(survivors, survivors)]
+        keep[start + idx] = True
+        if idx.size:
+            front = np.concatenate([front, block[idx]])
+    mask = np.empty(k, dtype=bool)
+    mask[order] = keep
+    return mask
+
+
+def _pareto_mask_2d(mu: FloatArray) -> BoolArray:
+    """Two objectives: one sort and a running maximum, ``O(K log K)`` (Kung et al.'s sweep).
+
+    Sorted by decreasing ``μ(0)`` then decreasing ``μ(1)``, arm ``i`` is dominated iff an arm with
+    a larger ``μ(0)`` has ``μ(1) ≥ μ_i(1)``, or an arm with the same ``μ(0)`` has a larger ``μ(1)``.
+    """
+    x, y = mu[:, 0], mu[:, 1]
+    order = np.lexsort((-y, -x))
+    xs, ys = x[order], y[order]
+    new_group = np.ones(xs.size, dtype=bool)
+    new_group[1:] = xs[1:] != xs[:-1]
+    start = np.maximum.accumulate(np.where(new_group, np.arange(xs.size), 0))
+    best_before = np.empty(xs.size)
+    best_before[0] = -np.inf
+    np.maximum.accumulate(ys[:-1], out=best_before[1:])
+    dominated = (best_before[start] >= ys) | (ys[start] > ys)
+    mask = np.empty(xs.size, dtype=bool)
+    mask[order] = ~dominated
+    return mask
+
+
+def pareto_set(means: ArrayLike) -> frozenset[int]:
+    """The Pareto set ``S*`` as a set of arm indices (spec 000 §1.2; :func:`pareto_mask`)."""
+    return frozenset(int(i) for i in np.flatnonzero(pareto_mask(means)))
+
+
+def _index_array(value: Any, k: int, name: str, who: str) -> IntArray:
+    """``None`` → all arms; a boolean mask of length ``k`` or distinct integer indices < ``k``."""
+    if value is None:
+        return np.arange(k)
+    arr = np.asarray(value)
+    if arr.dtype == bool:
+        if arr.shape != (k,):
+            raise InvalidParameterError(
+                f"{who}: {name} as a boolean mask must have shape ({k},); got shape {arr.shape}."
+            )
+        return np.flatnonzero(arr)
+    if arr.ndim != 1 or (arr.size and not np.issubdtype(arr.dtype, np.integer)):
+        raise InvalidParameterError(
+            f"{who}: {name} must be a 1-D array of arm indices or a boolean mask of shape "
+            f"({k},); got {value!r}."
+        )
+    idx = arr.astype(np.intp, copy=False)
+    if idx.size and (idx.min() < 0 or idx.max() >= k):
+        bad = idx[(idx < 0) | (idx >= k)][0]
+        raise InvalidParameterError(
+            f"{who}: {name} contains arm {int(bad)}, outside the valid range 0..{k - 1}."
+        )
+    return idx
+
+
+def dominance_margins(
+    means: ArrayLike, rows: ArrayLike | None = None, cols: ArrayLike | None = None
+) -> FloatArray:
+    """The margins ``M(i, j) = max_c [μ_i(c) − μ_j(c)]`` for ``i`` in ``rows``, ``j`` in ``cols``.
+
+    Spec 000 §1.4 (Kone et al. Section 2.1). The other margin is ``m(i, j) = −M(i, j)
+    = min_c [μ_j(c) − μ_i(c)]``: ``m(i, j) > 0`` iff ``μ_i`` is strictly dominated by ``μ_j``, and
+    ``M(i, j) > 0`` iff ``μ_i`` is not weakly dominated by ``μ_j``. ``M(j, i)`` is the transpose.
+
+    Args:
+        means: mean vectors, shape ``(K, d)``, finite.
+        rows: arm indices (or a boolean mask) for ``i``; all arms if ``None``.
+        cols: arm indices (or a boolean mask) for ``j``; all arms if ``None``.
+
+    Returns:
+        ``M`` of shape ``(len(rows), len(cols))``. Cost ``O(|rows| |cols| d)``; the result itself
+        is the only array of that size (no ``× d`` temporary), so mind ``K²`` memory for large K.
+
+    Raises:
+        InvalidParameterError: on non-finite or badly shaped ``means`` or bad indices.
+    """
+    who = "dominance_margins"
+    mu = _as_means(means, who)
+    k = mu.shape[0]
+    a = mu[_index_array(rows, k, "rows", who)]
+    b = mu[_index_array(cols, k, "cols", who)]
+    return _margins(a, b)
+
+
+def _margins(a: FloatArray, b: FloatArray) -> FloatArray:
+    """``out[i, j] = max_c [a_i(c) − b_j(c)]``, one coordinate at a time."""
+    out = np.subtract(a[:, 0, None], b[None, :, 0])
+    if a.shape[1] > 1:
+        tmp = np.empty_like(out)
+        for c in range(1, a.shape[1]):
+            np.subtract(a[:, c, None], b[None, :, c], out=tmp)
+            np.maximum(out, tmp, out=out)
+    return out
+
+
+def _margins_both(a: FloatArray, b: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """``(M_ab, M_ba)``: ``max_c [a_i − b_j](c)`` and ``max_c [b_j − a_i](c)`` at ``[i, j]``."""
+    diff = np.subtract(a[:, 0, None], b[None, :, 0])
+    hi = diff.copy()
+    lo = diff.copy()
+    for c in range(1, a.shape[1]):
+        np.subtract(a[:, c, None], b[None, :, c], out=diff)
+        np.maximum(hi, diff, out=hi)
+        np.minimum(lo, diff, out=lo)
+    np.negative(lo, out=lo)
+    return hi, lo
+
+
+def psi_gaps(means: ArrayLike) -> PSIGaps:
+    """The PSI gaps ``Δ_i`` of every arm (Kone et al. eq. (1); spec 000 §1.4).
+
+    ``Δ_i = Δ*_i = max_j m(i, j)`` for a dominated arm (the smallest uniform increase that makes
+    ``μ_i`` not strictly dominated), and ``Δ_i = δ*_i = min_{j ≠ i} [M(i, j) ∧ (M(j, i)_+ +
+    (Δ*_j)_+)]`` for a Pareto-optimal arm. This equals the proofs' form ``max(Δ*_i, δ*_i)`` with
+    ``Δ*`` over ``j ≠ i`` (eq. (8)) and Auer et al.'s ``min(δ⁺_i, δ⁻_i)``.
+
+    Computed exactly in ``O(K |S*| d)`` after :func:`pareto_mask`: the maximum defining ``Δ*_i``
+    is attained at a Pareto-optimal ``j`` (any arm is weakly below some Pareto arm and ``m(i, ·)``
+    is monotone), and ``(Δ*_j)_+ = 0`` for every Pareto-optimal ``j``.
+
+    Args:
+        means: mean vectors, shape ``(K, d)``, finite.
+
+    Returns:
+        :class:`PSIGaps` with ``gaps``, ``pareto`` and ``arms = 0..K-1``. A lone arm has gap
+        ``+inf``. Gaps are 0 exactly when the instance is ill-posed for exact PSI (identical
+        vectors, or an arm dominated only weakly: equal on some coordinate to every dominator).
+
+    Raises:
+        InvalidParameterError: if ``means`` is not a finite 2-D array with ``K, d ≥ 1``.
+    """
+    mu = _as_means(means, "psi_gaps")
+    gaps, mask = _gaps(mu)
+    return PSIGaps(gaps, mask, np.arange(mu.shape[0]))
+
+
+def empirical_gaps(means_hat: ArrayLike, active: ArrayLike | None = None) -> PSIGaps:
+    """Empirical PSI gaps among the active arms (spec 000 §3.4; Kone et al. eq. (5)).
+
+    All quantities are restricted to the active set ``A``: ``Ŝ`` is the Pareto set of
+    ``{μ̂_i : i ∈ A}`` (:func:`pareto_mask`), ``Δ̂*_i = max_{j ∈ A, j ≠ i} m̂(i, j)``,
+    ``δ̂*_i = min_{j ∈ A, j ≠ i} [M̂(i, j) ∧ (M̂(j, i)_+ + (Δ̂*_j)_+)]``
+    (eq. (5) with the typo fixed as spec 000 §6.1 says: ``(Δ̂*_j)_+``, not ``(Δ̂*_i)_+``),
+    and ``Δ̂_i = max(Δ̂*_i, δ̂*_i)``, which is ``Δ̂*_i`` on ``A`` minus ``Ŝ`` and ``δ̂*_i`` on
+    ``Ŝ``. Fed with the true means and ``A = [K]`` it returns the true gaps of
+    :func:`psi_gaps`. Cost ``O(|A| log |A| · d + |A| |Ŝ| d)`` per call, no loop over arms.
+
+    Args:
+        means_hat: estimated means of all K arms, shape ``(K, d)``, finite on the active rows.
+        active: the active arms: indices, a boolean mask of shape ``(K,)``, or ``None`` (all).
+            Indices must be distinct.
+
+    Returns:
+        :class:`PSIGaps` whose entries follow ``arms`` = the active indices in increasing order:
+        ``gaps[k]`` and ``pareto[k]`` belong to arm ``arms[k]``.
+
+    Raises:
+        InvalidParameterError: on badly shaped/non-finite means, out-of-range or repeated indices,
+            or an empty active set.
+    """
+    who = "empirical_gaps"
+    try:
+        mu_all = np.asarray(means_hat, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise InvalidParameterError(
+            f"{who}: means_hat must be a numeric array of shape (K, d); could not convert it "
+            f"({exc})."
+        ) from None
+    if mu_all.ndim != 2:
+        raise InvalidParameterError(
+            f"{who}: means_hat must be a 2-D array of shape (K, d); got shape {mu_all.shape}."
+        )
+    idx = _index_array(active, mu_all.shape[0], "active", who)
+    if idx.size == 0:
+        raise InvalidParameterError(f"{who}: active must contain at least one arm; got {active!r}.")
+    sorted_idx = np.sort(idx)
+    if sorted_idx.size > 1 and (sorted_idx[1:] == sorted_idx[:-1]).any():
+        dup = sorted_idx[1:][sorted_idx[1:] == sorted_idx[:-1]][0]
+        raise InvalidParameterError(
+            f"{who}: active must list each arm once; arm {int(dup)} appears more than once."
+        )
+    mu = mu_all[sorted_idx]
+    finite = np.isfinite(mu)
+    if not finite.all():
+        row, col = (int(v) for v in np.argwhere(~finite)[0])
+        raise InvalidParameterError(
+            f"{who}: means_hat must be finite on the active arms; arm {int(sorted_idx[row])}, "
+            f"objective {col} is {float(mu[row, col])!r}."
+        )
+    if mu.shape[1] < 1:
+        raise InvalidParameterError(
+            f"{who}: means_hat must have at least one objective (column); got shape {mu_all.shape}."
+        )
+    gaps, mask = _gaps(mu)
+    return PSIGaps(gaps, mask, sorted_idx)
+
+
+def _gaps(mu: FloatArray) -> tuple[FloatArray, BoolArray]:
+    """Eq. (1) gaps and the Pareto mask of finite means ``mu`` (see :func:`psi_gaps`)."""
+    k = mu.shape[0]
+    mask = _pareto_mask(mu)
+    gaps = np.empty(k)
+    opt = np.flatnonzero(mask)
+    sub = np.flatnonzero(~mask)
+    front = mu[opt]
+    # dominated arms: Δ*_i = max_{p ∈ S*} min_c [μ_p(c) − μ_i(c)] = −min_p M(i, p)
+    step = _rows_per_block(opt.size)
+    for lo in range(0, sub.size, step):
+        rows = sub[lo : lo + step]
+        gaps[rows] = -_margins(mu[rows], front).min(axis=1)
+    # (Δ*_j)_+: Δ_j for dominated j, 0 for Pareto-optimal j
+    plus = np.where(mask, 0.0, gaps)
+    step = _rows_per_block(k)
+    for lo in range(0, opt.size, step):
+        rows = opt[lo : lo + step]
+        m_ij, m_ji = _margins_both(mu[rows], mu)  # M(i, j) and M(j, i), rows i
+        np.maximum(m_ji, 0.0, out=m_ji)
+        m_ji += plus[None, :]
+        np.minimum(m_ij, m_ji, out=m_ij)
+        m_ij[np.arange(rows.size), rows] = np.inf  # j ≠ i (a lone arm gets +inf)
+        gaps[rows] = m_ij.min(axis=1)
+    return gaps, mask
+
+
+def complexities(gaps: ArrayLike, h: int) -> dict[str, float]:
+    """The PSI complexities of a gap vector (spec 000 §1.4; Kone et al. eq. (2)).
+
+    With the gaps sorted increasingly ``Δ_(1) ≤ … ≤ Δ_(K)``:
+    ``H1 = Σ_{i ≤ K} Δ_(i)^-2`` (Auer et al.), ``H2 = max_{i ≤ K} i Δ_(i)^-2`` (Kone et al. 2024),
+    ``H1_lin = Σ_{i ≤ h} Δ_(i)^-2`` and ``H2_lin = max_{i ≤ h} i Δ_(i)^-2`` (only the ``h``
+    smallest gaps), and ``min_gap = Δ_(1)``. They satisfy ``H1_lin ≤ H1``, ``H2_lin ≤ H2`` and
+    ``H2_lin ≤ H1_lin ≤ (Σ_{i ≤ h} 1/i) H2_lin``; with ``h = K`` the linear ones equal ``H1, H2``.
+
+    Args:
+        gaps: the gaps ``Δ_i ≥ 0`` (``+inf`` allowed, contributes 0), shape ``(K,)``.
+        h: the rank of the features (spec 000 §1.4: ``rank(X)``, the nominal ``h`` when full
+            rank), ``1 ≤ h ≤ K``.
+
+    Returns:
+        ``{"H1", "H2", "H1_lin", "H2_lin", "min_gap"}`` as Python floats; ``inf`` when a gap
+        among those summed is 0.
+
+    Raises:
+        InvalidParameterError: on NaN or negative gaps, an empty or non-1-D array, or ``h``
+            outside ``1..K``.
+    """
+    who = "complexities"
+    g = np.asarray(gaps, dtype=np.float64)
+    if g.ndim != 1 or g.size == 0:
+        raise InvalidParameterError(
+            f"{who}: gaps must be a non-empty 1-D array; got shape {g.shape}."
+        )
+    if np.isnan(g).any() or (g < 0).any():
+        bad = int(np.flatnonzero(np.isnan(g) | (g < 0))[0])
+        raise InvalidParameterError(
+            f"{who}: gaps must be >= 0 (inf allowed); got {g[bad]!r} at index {bad}."
+        )
+    if isinstance(h, (bool, np.bool_)) or not isinstance(h, (int, np.integer)):
+        raise InvalidParameterError(f"{who}: h must be an integer in 1..{g.size}; got {h!r}.")
+    if not 1 <= int(h) <= g.size:
+        raise InvalidParameterError(f"{who}: h must be an integer in 1..{g.size}; got {h!r}.")
+    srt = np.sort(g)
+    with np.errstate(divide="ignore"):
+        inv = 1.0 / srt**2
+    ranked = np.arange(1, g.size + 1) * inv
+    h = int(h)
+    return {
+        "H1": float(inv.sum()),
+        "H2": float(ranked.max()),
+        "H1_lin": float(inv[:h].sum()),
+        "H2_lin": float(ranked[:h].max()),
+        "min_gap": float(srt[0]),
+    }
+
+
+def is_eps_pareto_set(answer: Iterable[int], means: ArrayLike, eps: float) -> bool:
+    """Whether ``answer`` is an ε-Pareto set (spec 000 §1.3, from Auer et al. 2016).
+
+    ``S_ε`` is an ε-Pareto set iff (a) it contains every Pareto-optimal arm, ``S* ⊆ S_ε``, and (b)
+    for every ``i ∈ S_ε``, ``μ_i + ε·1`` is not dominated (Definition 1) by any ``μ_j``, ``j ≠ i``.
+    A dominated arm with ``Δ_i < ε`` satisfies (b). With ``ε = 0`` the only ε-Pareto set is ``S*``.
+    Cost ``O(|answer| · K · d)`` in blocks.
+
+    Args:
+        answer: arm indices (any iterable of ints in ``0..K-1``).
+        means: the true mean vectors, shape ``(K, d)``.
+        eps: the slack ``ε ≥ 0``.
+
+    Returns:
+        ``True`` iff (a) and (b) hold.
+
+    Raises:
+        InvalidParameterError: on bad means or a negative or non-finite ``eps``.
+        InvalidAnswerError: if ``answer`` is not a set of integer indices in ``0..K-1``.
+    """
+    who = "is_eps_pareto_set"
+    mu = _as_means(means, who)
+    if isinstance(eps, (bool, np.bool_)) or not np.isscalar(eps):
+        raise InvalidParameterError(f"{who}: eps must be a finite float >= 0; got {eps!r}.")
+    e = float(eps)
+    if not (np.isfinite(e) and e >= 0.0):
+        raise InvalidParameterError(f"{who}: eps must be a finite float >= 0; got {eps!r}.")
+    k = mu.shape[0]
+    items = as_answer(answer, k, who=f"{who}: answer")
+    idx = np.fromiter(sorted(items), dtype=np.intp, count=len(items))
+    chosen = np.zeros(k, dtype=bool)
+    chosen[idx] = True
+    mask = _pareto_mask(mu)
+    if (mask & ~chosen).any():
+        return False
+    shifted = mu[idx] + e
+    step = _rows_per_block(k)
+    for lo in range(0, idx.size, step):
+        # the arm itself cannot dominate its own shifted vector when ε ≥ 0 (μ_i ≥ μ_i + ε fails
+        # or is an equality), so comparing with every arm is the same as with j ≠ i
+        if _dominated_by(shifted[lo : lo + step], mu).any():
+            return False
+    return True
+
+
+# --------------------------------------------------------------------------- APE stopping rule
+
+#: the confidence widths :func:`ape_confidence` offers (spec 000 §3.9(d)).
+APE_THRESHOLDS = ("union", "heuristic")
+
+
+class APEStop(NamedTuple):
+    """APE's stopping statistics (Kone et al. 2023; spec 000 §3.9(d), (g)).
+
+    Attributes:
+        stop: ``z1 ≥ 0`` and ``z2 ≥ 0``: the answer ``S(t)`` is certified.
+        z1: ``min_{i ∈ S(t)} h_i + ε`` (``+inf`` when ``S(t)`` is empty).
+        z2: ``min_{i ∉ S(t)} max(h_i, g_i)`` (``+inf`` when every arm is in ``S(t)``).
+        pareto: the empirical Pareto mask ``S(t)`` of all arms, shape ``(K,)``.
+        h: ``h_i = min_{j ≠ i} [M̂(i, j) − β_ij]``, shape ``(K,)`` (``i ∈ OPT(t)`` iff
+            ``h_i > 0``).
+        g: ``g_i = max_{j ≠ i} [m̂(i, j) − β_ij]``, shape ``(K,)``.
+    """
+
+    stop: bool
+    z1: float
+    z2: float
+    pareto: BoolArray
+    h: FloatArray
+    g: FloatArray
+
+
+def ape_confidence(
+    t_i: ArrayLike,
+    t_j: ArrayLike,
+    delta: float,
+    sigma: float,
+    *,
+    threshold: str = "union",
+    n_arms: int | None = None,
+    n_objectives: int | None = None,
+) -> FloatArray:
+    """The confidence width ``β_ij`` of APE's pairwise tests (spec 000 §3.9(d); Kone et al. 2023).
+
+    ``β_ij`` bounds ``|(μ̂_i − μ̂_j)(c) − (μ_i − μ_j)(c)|`` for arms sampled ``T_i`` and ``T_j``
+    times; ``t_i`` and ``t_j`` broadcast against each other.
+
+    * ``threshold="union"`` (δ-correct): ``β_ij = σ √(2 (1/T_i + 1/T_j) log(d K(K−1) π⁴ T_i²
+      T_j² / (36 δ)))``. Proof: for a fixed pair ``i < j``, objective ``c`` and sample counts
+      ``(s_i, s_j)``, the difference of sample means is ``σ²(1/s_i + 1/s_j)``-sub-Gaussian, so it
+      leaves ``±β`` with probability at most ``2 exp(−β²/(2σ²(1/s_i + 1/s_j)))
+      = 72 δ / (d K(K−1) π⁴ s_i² s_j²)``; a union bound over the ``K(K−1)/2`` pairs, the ``d``
+      objectives and all ``(s_i, s_j) ∈ ℕ*²`` (``Σ 36/(π⁴ s_i² s_j²) = 1``) gives probability
+      ≤ δ for the event ``E`` that every test holds at every time, whatever the sampling rule
+      (the sample mean after ``s`` pulls does not depend on when they happen). On ``E`` the
+      answer of :func:`ape_stop` is ``S*`` (see there).
+    * ``threshold="heuristic"``: the authors' C++ code ("simplified for empirical purpose"),
+      ``β_ij = σ √(2 (2 C_g + log(1 + log T_i) + log(1 + log T_j)) (1/T_i + 1/T_j))`` with
+      ``C_g = log(1/δ)/2 + max(log(log(1/δ)/2), 0)``. **Heuristic**: it has no union bound over
+      pairs and objectives, and no δ-correctness proof.
+
+    Args:
+        t_i: sample counts ``T_i ≥ 1`` (array-like, broadcastable with ``t_j``).
+        t_j: sample counts ``T_j ≥ 1``.
+        delta: the risk ``δ ∈ (0, 1)``.
+        sigma: the sub-Gaussian noise level ``σ ≥ 0`` of every objective.
+        threshold: ``"union"`` or ``"heuristic"`` (above).
+        n_arms: ``K`` (needed by ``"union"``).
+        n_objectives: ``d`` (needed by ``"union"``).
+
+    Returns:
+        ``β_ij`` with the broadcast shape of ``t_i`` and ``t_j``.
+
+    Raises:
+        InvalidParameterError: on a bad ``threshold``, ``delta``, ``sigma``, counts below 1, or
+            a missing ``n_arms`` / ``n_objectives`` for ``"union"``.
+    """
+    who = "ape_confidence"
+    _check_width_args(who, delta, sigma, threshold, n_arms, n_objectives)
+    ti = np.asarray(t_i, dtype=np.float64)
+    tj = np.asarray(t_j, dtype=np.float64)
+    if (ti.size and not (ti >= 1).all()) or (tj.size and not (tj >= 1).all()):
+        raise InvalidParameterError(
+            f"{who}: sample counts must be >= 1 (pull every arm once first); got minimum "
+            f"{float(min(ti.min(initial=np.inf), tj.min(initial=np.inf)))!r}."
+        )
+    return _ape_beta(ti, tj, float(delta), float(sigma), threshold, n_arms or 1, n_objectives or 1)
+
+
+def _check_width_args(
+    who: str, delta: Any, sigma: Any, threshold: Any, n_arms: Any, n_objectives: Any
+) -> None:
+    """Validate the arguments shared by :func:`ape_confidence` and :func:`ape_width_terms`."""
+    if threshold not in APE_THRESHOLDS:
+        raise InvalidParameterError(
+            f"{who}: threshold must be one of {APE_THRESHOLDS}; got {threshold!r}."
+        )
+    if isinstance(delta, (bool, np.bool_)) or not (
+        isinstance(delta, (int, float, np.floating)) and 0.0 < float(delta) < 1.0
+    ):
+        raise InvalidParameterError(f"{who}: delta must be a float in (0, 1); got {delta!r}.")
+    if isinstance(sigma, (bool, np.bool_)) or not (
+        isinstance(sigma, (int, float, np.floating)) and np.isfinite(sigma) and sigma >= 0
+    ):
+        raise InvalidParameterError(f"{who}: sigma must be a finite float >= 0; got {sigma!r}.")
+    if threshold == "union":
+        for name, value in (("n_arms", n_arms), ("n_objectives", n_objectives)):
+            if (
+                isinstance(value, (bool, np.bool_))
+                or not isinstance(value, (int, np.integer))
+                or (value < 1)
+            ):
+                raise InvalidParameterError(
+                    f"{who}: {name} must be an integer >= 1 with threshold='union'; got {value!r}."
+                )
+
+
+class APEWidth(NamedTuple):
+    """:func:`ape_confidence` split into per-arm terms, for incremental (per-pull) updates.
+
+    ``β_ij = scale · √((c0 + ℓ(T_i) + ℓ(T_j)) · (1/T_i + 1/T_j))`` for both thresholds: with
+    ``scale = σ√2`` and
+
+    * ``"union"``: ``c0 = log(d K(K−1) π⁴ / (36 δ))`` and ``ℓ(T) = 2 log T``;
+    * ``"heuristic"``: ``c0 = 2 C_g(δ)`` and ``ℓ(T) = log(1 + log T)``.
+
+    A pull of arm ``a`` changes only ``ℓ(T_a)`` and ``1/T_a``, hence only row and column ``a``
+    of ``β``. Equal to :func:`ape_confidence` up to floating-point rounding (the sums are
+    grouped differently).
+
+    Attributes:
+        c0: the constant term.
+        scale: ``σ√2``.
+        threshold: ``"union"`` or ``"heuristic"``.
+    """
+
+    c0: float
+    scale: float
+    threshold: str
+
+    @property
+    def ell(self) -> Callable[[float], float]:
+        """The per-arm term ``n ↦ ℓ(n)`` for a sample count ``n ≥ 1`` (a plain function)."""
+        return _ell_union if self.threshold == "union" else _ell_heuristic
+
+
+def _ell_union(n: float) -> float:
+    return 2.0 * math.log(n)
+
+
+def _ell_heuristic(n: float) -> float:
+    return math.log1p(math.log(n))
+
+
+def ape_width_terms(
+    delta: float,
+    sigma: float,
+    *,
+    threshold: str = "union",
+    n_arms: int | None = None,
+    n_objectives: int | None = None,
+) -> APEWidth:
+    """The constants of :func:`ape_confidence` in the per-arm form of :class:`APEWidth`.
+
+    Args:
+        delta: the risk ``δ ∈ (0, 1)``.
+        sigma: the noise level ``σ ≥ 0``.
+        threshold: ``"union"`` or ``"heuristic"``.
+        n_arms: ``K`` (needed by ``"union"``).
+        n_objectives: ``d`` (needed by ``"union"``).
+
+    Raises:
+        InvalidParameterError: on the same bad arguments as :func:`ape_confidence`.
+    """
+    _check_width_args("ape_width_terms", delta, sigma, threshold, n_arms, n_objectives)
+    delta = float(delta)
+    if threshold == "union":
+        k, d = int(n_arms or 1), int(n_objectives or 1)  # validated above
+        pairs = max(k * (k - 1), 1) * d
+        c0 = math.log(pairs * math.pi**4 / (36.0 * delta))
+    else:
+        log_inv = math.log(1.0 / delta)
+        c0 = 2.0 * (log_inv / 2.0 + max(math.log(log_inv / 2.0), 0.0))
+    return APEWidth(c0, float(sigma) * math.sqrt(2.0), threshold)
+
+
+def _ape_beta(
+    ti: FloatArray, tj: FloatArray, delta: float, sigma: float, threshold: str, k: int, d: int
+) -> FloatArray:
+    """:func:`ape_confidence` on validated arguments (no checks: called once per row block)."""
+    inv = 1.0 / ti + 1.0 / tj
+    if threshold == "heuristic":
+        log_inv = np.log(1.0 / delta)
+        c_g = log_inv / 2.0 + max(np.log(log_inv / 2.0), 0.0)
+        bonus = 2.0 * c_g + np.log1p(np.log(ti)) + np.log1p(np.log(tj))
+        return sigma * np.sqrt(2.0 * bonus * inv)
+    pairs = max(int(k) * (int(k) - 1), 1) * int(d)
+    log_term = np.log(pairs * np.pi**4 / (36.0 * delta)) + 2.0 * np.log(ti * tj)
+    return sigma * np.sqrt(2.0 * inv * log_term)
+
+
+def ape_stop(
+    means_hat: ArrayLike,
+    counts: ArrayLike,
+    delta: float,
+    sigma: float,
+    *,
+    threshold: str = "union",
+    epsilon: float = 0.0,
+) -> APEStop:
+    """APE's stopping rule on sample means (Kone et al. 2023; spec 000 §3.9(d), (g)).
+
+    With ``β_ij`` from :func:`ape_confidence`, ``S(t)`` the empirical Pareto set of all arms,
+    ``h_i = min_{j ≠ i} [M̂(i, j) − β_ij]`` and ``g_i = max_{j ≠ i} [m̂(i, j) − β_ij]``:
+    ``Z1 = min_{i ∈ S(t)} h_i + ε``, ``Z2 = min_{i ∉ S(t)} max(h_i, g_i)``; stop iff ``Z1 ≥ 0``
+    and ``Z2 ≥ 0`` and answer ``S(t)``.
+
+    Correctness on the event ``E`` of :func:`ape_confidence` (every ``|M̂ − M| ≤ β``): ``Z2 ≥ 0``
+    gives, for each ``i ∉ S(t)`` (where ``h_i < 0`` as ``i`` is empirically dominated), some
+    ``j`` with ``m(i, j) ≥ m̂(i, j) − β_ij ≥ 0``, so ``i ∉ S*`` (up to the measure-zero weak
+    case ``m = 0``); ``Z1 ≥ 0`` gives, for ``i ∈ S(t)`` and every ``j ≠ i``,
+    ``M(i, j) + ε ≥ M̂(i, j) − β_ij + ε ≥ 0``: ``i`` is optimal (ε = 0) or ``μ_i + ε·1`` is
+    dominated by no arm, so ``S(t)`` is ``S*`` (ε = 0) or an ε-Pareto set (spec 000 §1.3).
+
+    Cost ``O(K² d)`` time in row blocks of :data:`BLOCK_ELEMENTS` pairs (no ``K × K`` array).
+
+    Args:
+        means_hat: sample means, shape ``(K, d)``, finite.
+        counts: sample counts ``T_i ≥ 1``, shape ``(K,)``.
+        delta: the risk ``δ ∈ (0, 1)``.
+        sigma: the noise level ``σ ≥ 0`` (the largest over objectives).
+        threshold: ``"union"`` (δ-correct) or ``"heuristic"`` (the authors' code), see
+            :func:`ape_confidence`.
+        epsilon: the slack ``ε ≥ 0`` of ε-PSI (0 for exact PSI).
+
+    Returns:
+        :class:`APEStop`.
+
+    Raises:
+        InvalidParameterError: on bad means, counts, ``epsilon`` or the arguments of
+            :func:`ape_confidence`.
+    """
+    who = "ape_stop"
+    mu = _as_means(means_hat, who)
+    k, d = mu.shape
+    n = np.asarray(counts, dtype=np.float64)
+    if n.shape != (k,):
+        raise InvalidParameterError(
+            f"{who}: counts must have shape ({k},) like the means' rows; got shape {n.shape}."
+        )
+    if isinstance(epsilon, (bool, np.bool_)) or not (
+        isinstance(epsilon, (int, float, np.floating)) and np.isfinite(epsilon) and epsilon >= 0
+    ):
+        raise InvalidParameterError(f"{who}: epsilon must be a finite float >= 0; got {epsilon!r}.")
+    ape_confidence(n[:1], n[:1], delta, sigma, threshold=threshold, n_arms=k, n_objectives=d)
+    if not (n >= 1).all():
+        raise InvalidParameterError(
+            f"{who}: every arm needs at least one sample; arm {int(np.argmin(n))} has "
+            f"{float(n.min())!r}."
+        )
+    mask = _pareto_mask(mu)
+    h = np.empty(k)
+    g = np.empty(k)
+    step = _rows_per_block(k)
+    for lo in range(0, k, step):
+        rows = np.arange(lo, min(k, lo + step))
+        big_m = _margins(mu[rows], mu)
+        beta = _ape_beta(n[rows, None], n[None, :], float(delta), float(sigma), threshold, k, d)
+        low = big_m - beta
+        low[np.arange(rows.size), rows] = np.inf
+        h[rows] = low.min(axis=1)
+        np.add(big_m, beta, out=big_m)
+        big_m[np.arange(rows.size), rows] = np.inf
+        g[rows] = -big_m.min(axis=1)
+    z1 = float(h[mask].min(initial=np.inf)) + float(epsilon)
+    z2 = float(np.maximum(h, g)[~mask].min(initial=np.inf))
+    return APEStop(bool(z1 >= 0.0 and z2 >= 0.0), z1, z2, mask, h, g)

@@ -1,0 +1,246 @@
+"""Reports on episode records: per (env, agent) statistics, confidence intervals, tables.
+
+Records are :class:`~bandit_envs.EpisodeResult` objects or the dicts of a sweep's results file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from bandit_envs.core.runner import EpisodeResult
+
+#: columns of the standard report, in order.
+REPORT_COLUMNS = (
+    "env",
+    "agent",
+    "runs",
+    "errors",
+    "error_rate",
+    "ci_low",
+    "ci_high",
+    "delta",
+    "violation",
+    "samples_mean",
+    "samples_median",
+    "samples_q10",
+    "samples_q90",
+    "lower_bound",
+    "ratio",
+    "seconds_per_episode",
+)
+#: the F1 column, shown when the task reports one (set-valued answers: Pareto, all ε-good).
+F1_COLUMN = "f1_mean"
+
+
+def clopper_pearson(failures: int, trials: int, level: float = 0.95) -> tuple[float, float]:
+    """The exact (Clopper–Pearson) two-sided confidence interval of a binomial proportion."""
+    from scipy import stats  # deferred: scipy.stats takes half a second to import
+
+    if trials == 0:
+        return 0.0, 1.0
+    alpha = 1.0 - level
+    low = 0.0
+    if failures > 0:
+        low = float(stats.beta.ppf(alpha / 2, failures, trials - failures + 1))
+    high = (
+        1.0
+        if failures == trials
+        else float(stats.beta.ppf(1 - alpha / 2, failures + 1, trials - failures))
+    )
+    return low, high
+
+
+def _as_dict(record: EpisodeResult | dict[str, Any]) -> dict[str, Any]:
+    if isinstance(record, EpisodeResult):
+        out = record.to_dict()
+        out.setdefault("status", "ok")
+        return out
+    return record
+
+
+def _env_label(record: dict[str, Any], pool: Sequence[str]) -> str:
+    """The record's env label, with the pooled keywords left out (``id(key=value, ...)``)."""
+    label = str(record.get("env_label", record.get("env_id")))
+    if not pool or "env_kwargs" not in record:
+        return label
+    kwargs = {k: v for k, v in record["env_kwargs"].items() if k not in pool}
+    if not kwargs:
+        return str(record["env_id"])
+    inner = ", ".join(f"{k}={json.dumps(v)}" for k, v in sorted(kwargs.items()))
+    return f"{record['env_id']}({inner})"
+
+
+def summarize(
+    records: Iterable[EpisodeResult | dict[str, Any]], *, pool: Sequence[str] = ()
+) -> list[dict[str, Any]]:
+    """One row per (env setting, agent setting), in order of first appearance.
+
+    Columns: ``runs`` (finished episodes), ``errors`` (agent crashes), ``error_rate`` with its
+    Clopper–Pearson 95% interval (``ci_low``, ``ci_high``), ``delta`` and ``violation`` (the
+    interval's lower end exceeds δ), sample statistics, the lower bound T*·log(1/δ) and the
+    ``ratio`` of mean samples to it, the mean wall time per episode, and ``f1_mean`` when the
+    task grades answers with an F1 score.
+
+    Args:
+        records: episode records.
+        pool: env keywords to pool over, e.g. ``("instance_seed",)`` to report a random instance
+            family (several draws of one setting) as one row, as papers do. A pooled row's
+            ``lower_bound`` is the mean of its episodes' lower bounds (``None`` if one is
+            missing).
+    """
+    pool = tuple(pool)
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for raw in records:
+        record = _as_dict(raw)
+        env = _env_label(record, pool)
+        agent = record.get("agent_label", record.get("agent"))
+        groups[(str(env), str(agent))].append(record)
+    rows = []
+    for (env, agent), group in groups.items():
+        ok = [r for r in group if r.get("status") == "ok"]
+        crashed = len(group) - len(ok)
+        row: dict[str, Any] = {"env": env, "agent": agent, "runs": len(ok), "errors": crashed}
+        if not ok:
+            rows.append(row)
+            continue
+        if ok[0].get("oracle"):
+            row["agent"] = agent + " (oracle)"
+        samples = np.array([r["samples"] for r in ok], dtype=float)
+        wrong = sum(not r["correct"] for r in ok)
+        low, high = clopper_pearson(wrong, len(ok))
+        delta = ok[0].get("delta")
+        lower = ok[0].get("lower_bound")
+        if pool:
+            bounds = [r.get("lower_bound") for r in ok]
+            lower = None if any(b is None for b in bounds) else float(np.mean(bounds))
+        row.update(
+            error_rate=wrong / len(ok),
+            ci_low=low,
+            ci_high=high,
+            delta=delta,
+            violation=None if delta is None else bool(low > delta),
+            samples_mean=float(samples.mean()),
+            samples_median=float(np.median(samples)),
+            samples_q10=float(np.quantile(samples, 0.1)),
+            samples_q90=float(np.quantile(samples, 0.9)),
+            lower_bound=lower,
+            ratio=None if not lower else float(samples.mean()) / lower,
+            seconds_per_episode=float(np.mean([r["wall_time"] for r in ok])),
+            budget=ok[0].get("budget"),
+        )
+        f1 = [r["f1"] for r in ok if r.get("f1") is not None]
+        if f1:
+            row[F1_COLUMN] = float(np.mean(f1))
+        rows.append(row)
+    return rows
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "YES" if value else "no"
+    if isinstance(value, float):
+        if value == 0:
+            return "0"
+        if 1e-3 <= abs(value) < 1e6:
+            return f"{value:,.4g}" if abs(value) < 1000 else f"{value:,.0f}"
+        return f"{value:.3g}"
+    return str(value)
+
+
+def format_table(
+    rows: Sequence[dict[str, Any]], columns: Sequence[str] | None = None, *, markdown: bool = False
+) -> str:
+    """A plain-text (or Markdown) table of ``rows`` (dicts), columns in the given order."""
+    if not rows:
+        return "(no results)"
+    columns = list(columns or rows[0].keys())
+    cells = [[_cell(row.get(c)) for c in columns] for row in rows]
+    if markdown:
+        head = "| " + " | ".join(columns) + " |"
+        rule = "|" + "|".join("---" for _ in columns) + "|"
+        body = ["| " + " | ".join(r) + " |" for r in cells]
+        return "\n".join([head, rule, *body])
+    widths = [max(len(c), *(len(r[i]) for r in cells)) for i, c in enumerate(columns)]
+    line = "  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True))
+    rule = "  ".join("-" * w for w in widths)
+    body = [
+        "  ".join(
+            v.rjust(w) if i > 1 else v.ljust(w)
+            for i, (v, w) in enumerate(zip(r, widths, strict=True))
+        )
+        for r in cells
+    ]
+    return "\n".join([line, rule, *body])
+
+
+def report(
+    records: Iterable[EpisodeResult | dict[str, Any]],
+    *,
+    markdown: bool = False,
+    pool: Sequence[str] = (),
+) -> str:
+    """The standard report: a fixed-confidence table, a fixed-budget table, and the errors.
+
+    ``pool`` names env keywords to pool over (see :func:`summarize`). An ``f1_mean`` column is
+    added when the task reports F1.
+    """
+    records = [_as_dict(r) for r in records]
+    rows = summarize(records, pool=pool)
+    with_f1 = any(F1_COLUMN in r for r in rows)
+    fc = [r for r in rows if r.get("delta") is not None]
+    fb = [r for r in rows if r.get("budget") is not None]
+    parts = []
+    if fc:
+        parts.append(
+            "Fixed confidence (error rate with a Clopper-Pearson 95% interval; "
+            "ratio = mean samples / (T* log(1/delta))):"
+        )
+        columns = [*REPORT_COLUMNS[:5], F1_COLUMN, *REPORT_COLUMNS[5:]] if with_f1 else None
+        parts.append(format_table(fc, columns or REPORT_COLUMNS, markdown=markdown))
+        flagged = [r for r in fc if r.get("violation")]
+        for r in flagged:
+            parts.append(
+                f"DELTA VIOLATION: {r['agent']} on {r['env']}: error rate "
+                f"{r['error_rate']:.3g}, interval [{r['ci_low']:.3g}, {r['ci_high']:.3g}] "
+                f"lies above delta = {r['delta']:g}."
+            )
+    if fb:
+        parts.append("Fixed budget (error rate after the budget):")
+        parts.append(
+            format_table(
+                fb,
+                [
+                    "env",
+                    "agent",
+                    "budget",
+                    "runs",
+                    "errors",
+                    "error_rate",
+                    "ci_low",
+                    "ci_high",
+                    *([F1_COLUMN] if with_f1 else []),
+                    "seconds_per_episode",
+                ],
+                markdown=markdown,
+            )
+        )
+    errors = [r for r in records if r.get("status") == "error"]
+    if errors:
+        parts.append(f"{len(errors)} episode(s) crashed:")
+        for r in errors[:20]:
+            parts.append(
+                f"  {r['key']} (seed {r['seed']}): {r['error_type']}: {r['error_message']}"
+            )
+        if len(errors) > 20:
+            parts.append(f"  ... and {len(errors) - 20} more (see the results file).")
+    crashed_only = [r for r in rows if r["runs"] == 0]
+    for r in crashed_only:
+        parts.append(f"{r['agent']} on {r['env']}: every episode crashed.")
+    return "\n\n".join(parts) if parts else "(no results)"

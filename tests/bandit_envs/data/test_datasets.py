@@ -1,0 +1,632 @@
+"""The real-data loader: registry, BANDIT_ENVS_DATA, the cache, downloads, xlsx and CSV formats.
+
+There is no network here: downloads are served by a local HTTP server from a pytest tmp folder.
+Tests that need the real files read them from BANDIT_ENVS_DATA (tests/conftest.py points it at
+../shared/data) and skip, saying why, when that folder is absent. No data file is in the repo.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import http.server
+import io
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import zipfile
+from pathlib import Path
+from types import SimpleNamespace
+from xml.sax.saxutils import escape
+
+import numpy as np
+import pytest
+
+from bandit_envs.data import datasets as D
+from bandit_envs.errors import DataError, InvalidParameterError, UnknownNameError
+
+_SHARED = os.environ.get(D.DATA_ENV_VAR, "")
+needs_data = pytest.mark.skipif(
+    not (_SHARED and all((Path(_SHARED) / d.filename).is_file() for d in D.DATASETS.values())),
+    reason=f"real data folder absent: set {D.DATA_ENV_VAR} to a folder holding noc_CM_log.csv "
+    "and energy_efficiency.csv (tests/conftest.py uses ../shared/data when it exists)",
+)
+NOC, ENERGY = D.DATASETS["noc"], D.DATASETS["energy"]
+SHEET_HEADER = ["X1", "X2", "X3", "X4", "X5", "X6", "X7", "X8", "Y1", "Y2"]
+
+
+def shared_file(ds: D.Dataset) -> Path:
+    return Path(_SHARED) / ds.filename
+
+
+# ---------------------------------------------------------------------------------------------
+# helpers: a local HTTP server, and tiny .xlsx files built with zipfile
+
+
+@pytest.fixture
+def no_env(monkeypatch):
+    """Unset BANDIT_ENVS_DATA (conftest sets it) so that the cache/download path is used."""
+    monkeypatch.delenv(D.DATA_ENV_VAR, raising=False)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
+
+
+@pytest.fixture
+def server(tmp_path):
+    """Serve tmp_path/served over HTTP on 127.0.0.1; record every GET path."""
+    root = tmp_path / "served"
+    root.mkdir()
+    hits: list[str] = []
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, directory=str(root), **kwargs)
+
+        def do_GET(self):
+            hits.append(self.path)
+            super().do_GET()
+
+        def log_message(self, *args):
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True)
+    thread.start()
+    port = httpd.server_address[1]
+    yield SimpleNamespace(root=root, hits=hits, url=lambda name: f"http://127.0.0.1:{port}/{name}")
+    httpd.shutdown()
+    httpd.server_close()
+    thread.join()
+
+
+def _col(j: int) -> str:
+    out = ""
+    j += 1
+    while j:
+        j, r = divmod(j - 1, 26)
+        out = chr(ord("A") + r) + out
+    return out
+
+
+def make_xlsx(rows, *, workbook: bool = True, with_refs: bool = True) -> bytes:
+    """A minimal .xlsx: str cells go to the shared strings, numbers are numeric cells.
+
+    A cell may also be ("inline", text), ("bool", 0/1) or ("raw", "<v>text</v>", type).
+    """
+    strings: list[str] = []
+    xml_rows = []
+    for i, row in enumerate(rows, start=1):
+        cells = []
+        for j, value in enumerate(row):
+            ref = f' r="{_col(j)}{i}"' if with_refs else ""
+            if value is None:
+                continue
+            if isinstance(value, str):
+                strings.append(value)
+                cells.append(f'<c{ref} t="s"><v>{len(strings) - 1}</v></c>')
+            elif isinstance(value, tuple) and value[0] == "inline":
+                cells.append(f'<c{ref} t="inlineStr"><is><t>{escape(value[1])}</t></is></c>')
+            elif isinstance(value, tuple) and value[0] == "bool":
+                cells.append(f'<c{ref} t="b"><v>{value[1]}</v></c>')
+            elif isinstance(value, tuple) and value[0] == "raw":
+                cells.append(f'<c{ref} t="{value[2]}">{value[1]}</c>')
+            else:
+                cells.append(f"<c{ref}><v>{value}</v></c>")
+        xml_rows.append(f'<row r="{i}">{"".join(cells)}</row>')
+    ns = 'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"'
+    rel_ns = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+    data = "".join(xml_rows)
+    sheet = f'<?xml version="1.0"?><worksheet {ns}><sheetData>{data}</sheetData></worksheet>'
+    # the first header string is stored as a rich-text run, as spreadsheets often do
+    sis = [
+        f"<si><r><t>{escape(s[:1])}</t></r><r><t>{escape(s[1:])}</t></r></si>"
+        if k == 0
+        else f"<si><t>{escape(s)}</t></si>"
+        for k, s in enumerate(strings)
+    ]
+    sst = f'<?xml version="1.0"?><sst {ns} count="{len(sis)}">{"".join(sis)}</sst>'
+    parts = {
+        "[Content_Types].xml": '<?xml version="1.0"?><Types/>',
+        "xl/sharedStrings.xml": sst,
+    }
+    if workbook:
+        parts["xl/workbook.xml"] = (
+            f'<?xml version="1.0"?><workbook {ns} xmlns:r="{rel_ns}"><sheets>'
+            '<sheet name="Data" sheetId="1" r:id="rId7"/></sheets></workbook>'
+        )
+        parts["xl/_rels/workbook.xml.rels"] = (
+            '<?xml version="1.0"?><Relationships '
+            'xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+            f'<Relationship Id="rId7" Type="{rel_ns}/worksheet" Target="worksheets/data.xml"/>'
+            f'<Relationship Id="rId8" Type="{rel_ns}/sharedStrings" Target="sharedStrings.xml"/>'
+            "</Relationships>"
+        )
+        parts["xl/worksheets/data.xml"] = sheet
+    else:
+        parts["xl/worksheets/sheet1.xml"] = sheet
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, text in parts.items():
+            zf.writestr(name, text)
+    return buf.getvalue()
+
+
+def energy_xlsx_from_shared() -> bytes:
+    """The whole energy data set as a spreadsheet laid out like UCI's ENB2012_data.xlsx."""
+    x, y = D.read_energy_csv(shared_file(ENERGY))
+    table = np.hstack([x, y])
+    # 17 significant digits: spreadsheet-style binary noise (15.55 -> 15.550000000000001)
+    rows = [SHEET_HEADER + [None]] + [[f"{v:.17g}" for v in row] for row in table.tolist()]
+    rows = [[float(c) if isinstance(c, str) and c[0].isdigit() else c for c in r] for r in rows]
+    rows += [[None] * 10, [None] * 10]  # trailing empty rows
+    return make_xlsx(rows)
+
+
+def zipped(member: str, data: bytes) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr(f"energy+efficiency/{member}", data)
+    return buf.getvalue()
+
+
+# ---------------------------------------------------------------------------------------------
+# the registry
+
+
+def test_registry_entries_are_consistent():
+    assert set(D.DATASETS) == {"noc", "energy"}
+    assert (NOC.filename, NOC.n_rows, NOC.n_columns) == ("noc_CM_log.csv", 259, 6)
+    assert NOC.n_features == 4 and NOC.delimiter == ";" and ENERGY.delimiter == ","
+    assert NOC.columns == ("width", "complexity", "fifo", "multiplier", "energy", "inv_runtime")
+    assert (ENERGY.filename, ENERGY.n_rows, ENERGY.n_columns) == ("energy_efficiency.csv", 768, 10)
+    assert ENERGY.target_names == ("heating_load", "cooling_load")
+    assert ENERGY.licence == "CC BY 4.0" and ENERGY.archive_member == "ENB2012_data.xlsx"
+    for ds in D.DATASETS.values():
+        assert len(ds.sha256) == 64 and int(ds.sha256, 16) >= 0
+        assert ds.url.startswith("https://") and ds.citation and ds.licence
+
+
+def test_get_dataset_unknown_and_bad_type():
+    assert D.get_dataset("noc") is NOC
+    with pytest.raises(UnknownNameError, match=r"data set 'enrgy'.*Did you mean 'energy'\?"):
+        D.get_dataset("enrgy")
+    with pytest.raises(InvalidParameterError, match="name must be one of"):
+        D.get_dataset(3)
+
+
+def test_default_cache_dir(monkeypatch, tmp_path):
+    env = {"XDG_CACHE_HOME": str(tmp_path)}
+    assert D._default_cache_dir("linux", env) == tmp_path / "bandit_envs"
+    home = Path.home() / ".cache" / "bandit_envs"
+    assert D._default_cache_dir("darwin", {}) == home
+    # relative XDG paths are ignored (XDG base-directory spec)
+    assert D._default_cache_dir("linux", {"XDG_CACHE_HOME": "rel"}) == home
+    assert D._default_cache_dir("win32", {"LOCALAPPDATA": r"C:\Users\u\AppData\Local"}) == (
+        Path(r"C:\Users\u\AppData\Local") / "bandit_envs"
+    )
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    if not sys.platform.startswith("win"):
+        assert D.default_cache_dir() == tmp_path / "bandit_envs"
+
+
+# ---------------------------------------------------------------------------------------------
+# loading the shared files through BANDIT_ENVS_DATA
+
+
+@needs_data
+def test_load_noc_raw():
+    x, y = D.load_noc()
+    assert x.shape == (259, 4) and y.shape == (259, 2)
+    assert x.dtype == y.dtype == np.float64 and x.flags.c_contiguous and y.flags.c_contiguous
+    np.testing.assert_array_equal(x[0], [3.0, 1, 4.0, 1])
+    np.testing.assert_array_equal(y[0], [7.83510297949, 4.33936050954])
+    assert D.dataset_path("noc") == shared_file(NOC)
+
+
+@needs_data
+def test_load_energy_raw():
+    x, y = D.load_energy()
+    assert x.shape == (768, 8) and y.shape == (768, 2)
+    np.testing.assert_array_equal(x[0], [0.98, 514.5, 294.0, 110.25, 7.0, 2, 0.0, 0])
+    np.testing.assert_array_equal(y[0], [15.55, 21.33])
+    # spec 000 §5.4: X2 = X3 + 2·X4 exactly in this data
+    np.testing.assert_allclose(x[:, 1], x[:, 2] + 2 * x[:, 3])
+
+
+@needs_data
+def test_canonical_writer_reproduces_the_shared_energy_file_byte_for_byte():
+    x, y = D.read_energy_csv(shared_file(ENERGY))
+    out = D.format_energy_csv(x, y)
+    assert hashlib.sha256(out).hexdigest() == ENERGY.sha256
+    assert out == shared_file(ENERGY).read_bytes()
+
+
+def test_env_folder_missing_file_names_folder_and_file(monkeypatch, tmp_path, server):
+    monkeypatch.setenv(D.DATA_ENV_VAR, str(tmp_path))
+    with pytest.raises(DataError) as err:
+        D.load_noc(url=server.url(NOC.filename), cache_dir=tmp_path / "cache")
+    msg = str(err.value)
+    assert f"noc_CM_log.csv is not in the folder {tmp_path} named by BANDIT_ENVS_DATA" in msg
+    assert "never downloads" in msg and f"(from {NOC.url})" in msg
+    assert server.hits == [] and not (tmp_path / "cache").exists()
+    with pytest.raises(
+        DataError, match=r"converted from .* by `python -m bandit_envs.data.datasets"
+    ):
+        D.dataset_path("energy")
+
+
+def test_env_folder_that_does_not_exist(monkeypatch, tmp_path):
+    monkeypatch.setenv(D.DATA_ENV_VAR, str(tmp_path / "nowhere"))
+    with pytest.raises(DataError, match=r"BANDIT_ENVS_DATA names .*nowhere, which is not a folder"):
+        D.dataset_path("energy")
+
+
+def test_env_folder_corrupted_file_fails_checksum(monkeypatch, tmp_path):
+    (tmp_path / NOC.filename).write_text("width;complexity;fifo;multiplier;energy;inv_runtime\n")
+    monkeypatch.setenv(D.DATA_ENV_VAR, str(tmp_path))
+    actual = hashlib.sha256((tmp_path / NOC.filename).read_bytes()).hexdigest()
+    with pytest.raises(DataError) as err:
+        D.load_noc()
+    msg = str(err.value)
+    assert str(tmp_path / NOC.filename) in msg and "fails the sha256 check" in msg
+    assert f"expected {NOC.sha256}, got {actual}" in msg and "Replace it" in msg
+
+
+@needs_data
+def test_env_folder_with_a_good_copy(monkeypatch, tmp_path):
+    shutil.copy(shared_file(NOC), tmp_path / NOC.filename)
+    monkeypatch.setenv(D.DATA_ENV_VAR, str(tmp_path))
+    assert D.dataset_path("noc") == tmp_path / NOC.filename
+    # the cache is not consulted in this mode (the energy file is only in the shared folder)
+    with pytest.raises(DataError, match="energy_efficiency.csv is not in the folder"):
+        D.dataset_path("energy", cache_dir=Path(_SHARED))
+
+
+# ---------------------------------------------------------------------------------------------
+# the cache and downloads (local HTTP server)
+
+
+@needs_data
+def test_download_then_cache_hit(no_env, tmp_path, server):
+    shutil.copy(shared_file(NOC), server.root / NOC.filename)
+    cache = tmp_path / "cache"
+    x, y = D.load_noc(url=server.url(NOC.filename), cache_dir=cache)
+    assert server.hits == [f"/{NOC.filename}"]
+    assert sorted(p.name for p in cache.iterdir()) == [NOC.filename]
+    assert (cache / NOC.filename).read_bytes() == shared_file(NOC).read_bytes()
+    x2, y2 = D.load_noc(url=server.url(NOC.filename), cache_dir=cache)
+    assert len(server.hits) == 1  # served from the cache, no second request
+    np.testing.assert_array_equal(x, x2)
+    np.testing.assert_array_equal(y, y2)
+    assert D.dataset_path("noc", cache_dir=cache, download=False) == cache / NOC.filename
+
+
+@needs_data
+def test_download_checksum_mismatch_leaves_nothing(no_env, tmp_path, server):
+    data = bytearray(shared_file(NOC).read_bytes())
+    data[100] = ord("9") if data[100] != ord("9") else ord("8")
+    (server.root / NOC.filename).write_bytes(bytes(data))
+    cache = tmp_path / "cache"
+    with pytest.raises(DataError) as err:
+        D.load_noc(url=server.url(NOC.filename), cache_dir=cache)
+    msg = str(err.value)
+    actual = hashlib.sha256(bytes(data)).hexdigest()
+    assert f"expected {NOC.sha256}, got {actual}" in msg
+    assert "the file downloaded from http://127.0.0.1:" in msg and "Nothing was saved" in msg
+    assert list(cache.iterdir()) == []
+
+
+def test_server_down_gives_the_helpful_offline_error(no_env, tmp_path):
+    with socket.socket() as s:  # a port on which nothing listens
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    cache = tmp_path / "cache"
+    url = f"http://127.0.0.1:{port}/{NOC.filename}"
+    with pytest.raises(DataError) as err:
+        D.load_noc(url=url, cache_dir=cache)
+    msg = str(err.value)
+    assert f"could not be downloaded from {url}" in msg
+    assert f"Download {NOC.url} and save it as {cache / NOC.filename}." in msg
+    assert "set the environment variable BANDIT_ENVS_DATA to that folder" in msg
+    assert list(cache.iterdir()) == []
+
+
+def test_offline_energy_message_explains_the_conversion(no_env, tmp_path):
+    with pytest.raises(DataError) as err:
+        D.load_energy(cache_dir=tmp_path, download=False)
+    msg = str(err.value)
+    assert "downloading disabled" in msg and ENERGY.url in msg
+    assert f"fetch energy --from <the downloaded zip> --cache-dir {tmp_path}`" in msg
+    assert str(tmp_path / ENERGY.filename) in msg and ENERGY.sha256 in msg
+
+
+def test_http_error_is_reported(no_env, tmp_path, server):
+    with pytest.raises(DataError, match="the server answered 404"):
+        D.dataset_path("noc", url=server.url("missing.csv"), cache_dir=tmp_path / "c")
+    assert list((tmp_path / "c").iterdir()) == []
+
+
+def test_download_timeout(no_env, tmp_path):
+    with socket.socket() as s:  # accepts connections (backlog) but never answers
+        s.bind(("127.0.0.1", 0))
+        s.listen(1)
+        url = f"http://127.0.0.1:{s.getsockname()[1]}/x.csv"
+        with pytest.raises(DataError, match="could not be downloaded"):
+            D.dataset_path("noc", url=url, cache_dir=tmp_path, timeout=0.3)
+    assert list(tmp_path.iterdir()) == []
+
+
+@needs_data
+def test_corrupted_cache_file_and_forced_fetch(no_env, tmp_path, server):
+    shutil.copy(shared_file(NOC), server.root / NOC.filename)
+    (tmp_path / NOC.filename).write_text("garbage")
+    with pytest.raises(DataError) as err:
+        D.dataset_path("noc", cache_dir=tmp_path, url=server.url(NOC.filename))
+    msg = str(err.value)
+    assert f"the cached file {tmp_path / NOC.filename}" in msg and "Delete it" in msg
+    assert "fetch --force noc" in msg and server.hits == []
+    with pytest.raises(DataError, match="fetch --force noc"):
+        D.fetch("noc", cache_dir=tmp_path, url=server.url(NOC.filename))
+    path = D.fetch("noc", cache_dir=tmp_path, url=server.url(NOC.filename), force=True)
+    assert path.read_bytes() == shared_file(NOC).read_bytes()
+    assert D.fetch("noc", cache_dir=tmp_path) == path  # verified copy: no download
+    assert len(server.hits) == 1
+
+
+def test_empty_env_var_means_unset(monkeypatch, tmp_path):
+    monkeypatch.setenv(D.DATA_ENV_VAR, "")
+    with pytest.raises(DataError, match="downloading disabled"):
+        D.dataset_path("noc", cache_dir=tmp_path, download=False)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "pattern"),
+    [
+        ({"timeout": 0}, "timeout must be a float > 0"),
+        ({"timeout": float("nan")}, "timeout must be a float > 0"),
+        ({"url": "ftp://x/y"}, "url must be an http"),
+        ({"url": 3}, "url must be an http"),
+        ({"cache_dir": ""}, "cache_dir must be a non-empty path"),
+    ],
+)
+def test_bad_arguments(no_env, kwargs, pattern):
+    with pytest.raises(InvalidParameterError, match=pattern):
+        D.dataset_path("noc", download=False, **kwargs)
+
+
+# ---------------------------------------------------------------------------------------------
+# energy: the spreadsheet source, the xlsx reader, the canonical writer
+
+
+@needs_data
+def test_energy_download_from_a_uci_like_zip(no_env, tmp_path, server):
+    (server.root / "energy+efficiency.zip").write_bytes(
+        zipped("ENB2012_data.xlsx", energy_xlsx_from_shared())
+    )
+    cache = tmp_path / "cache"
+    x, y = D.load_energy(url=server.url("energy+efficiency.zip"), cache_dir=cache)
+    assert (cache / ENERGY.filename).read_bytes() == shared_file(ENERGY).read_bytes()
+    assert sorted(p.name for p in cache.iterdir()) == [ENERGY.filename]
+    x0, y0 = D.read_energy_csv(shared_file(ENERGY))
+    np.testing.assert_array_equal(x, x0)
+    np.testing.assert_array_equal(y, y0)
+
+
+@needs_data
+def test_energy_from_a_changed_spreadsheet_is_refused(no_env, tmp_path, server):
+    x, y = D.read_energy_csv(shared_file(ENERGY))
+    rows = [SHEET_HEADER] + np.hstack([x, y])[:-1].tolist()  # one building missing
+    (server.root / "e.zip").write_bytes(zipped("ENB2012_data.xlsx", make_xlsx(rows)))
+    with pytest.raises(DataError, match=f"expected {ENERGY.sha256}"):
+        D.load_energy(url=server.url("e.zip"), cache_dir=tmp_path / "c")
+    assert list((tmp_path / "c").iterdir()) == []
+
+
+def test_energy_zip_without_the_spreadsheet(no_env, tmp_path, server):
+    (server.root / "e.zip").write_bytes(zipped("other.txt", b"hello"))
+    with pytest.raises(DataError, match=r"holds no ENB2012_data.xlsx; its members: \["):
+        D.load_energy(url=server.url("e.zip"), cache_dir=tmp_path / "c")
+    bad = make_xlsx(TINY[:2] + [TINY[2][:2] + ["x"] + TINY[2][3:]])
+    (server.root / "e.zip").write_bytes(zipped("ENB2012_data.xlsx", bad))
+    pattern = r"energy\+efficiency/ENB2012_data.xlsx in http://127.0.0.1:\d+/e.zip, cell C3"
+    with pytest.raises(DataError, match=pattern):
+        D.load_energy(url=server.url("e.zip"), cache_dir=tmp_path / "c")
+    (server.root / "e.zip").write_bytes(b"not a zip at all")
+    with pytest.raises(DataError, match="is not a zip archive nor an .xlsx file"):
+        D.load_energy(url=server.url("e.zip"), cache_dir=tmp_path / "c")
+    assert list((tmp_path / "c").iterdir()) == []
+
+
+def test_read_xlsx_cell_types():
+    data = make_xlsx(
+        [
+            ["name", ("inline", "value"), None, ("bool", 1)],
+            [1.5, None, -2e-3],
+            [],
+            ["tail", ("raw", "<v>#DIV/0!</v>", "e"), ("raw", "<f>A1</f><v>txt</v>", "str")],
+        ]
+    )
+    rows = D.read_xlsx(data)
+    assert rows == [
+        ["name", "value", None, True],
+        [1.5, None, -0.002],
+        [],
+        ["tail", "#DIV/0!", "txt"],
+    ]
+
+
+def test_read_xlsx_without_workbook_or_cell_refs(tmp_path):
+    path = tmp_path / "t.xlsx"
+    path.write_bytes(make_xlsx([["a", "b"], [1, 2]], workbook=False, with_refs=False))
+    assert D.read_xlsx(path) == [["a", "b"], [1.0, 2.0]]
+    with open(path, "rb") as fh:
+        assert D.read_xlsx(fh) == [["a", "b"], [1.0, 2.0]]
+
+
+def test_read_xlsx_refuses_non_spreadsheets(tmp_path):
+    with pytest.raises(DataError, match="is not an .xlsx file"):
+        D.read_xlsx(b"plain bytes")
+    path = tmp_path / "z.xlsx"
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("readme.txt", "hi")
+    with pytest.raises(DataError, match=r"z.xlsx is not a spreadsheet \(no xl/worksheets/sheet1"):
+        D.read_xlsx(path)
+
+
+TINY = [
+    SHEET_HEADER,
+    [0.98, 514.5, 294.0, 110.25, 7.0, 2, 0.0, 0, 15.55, 21.33],
+    [0.62, 808.5, 367.5, 220.5, 3.5, 5, 0.4, 5, 16.640000000000001, 16.03],
+    [0.9, 563.5, 318.5, 122.5, 7.0, 3, 0.1, 1, 29.03, 32.3],
+    [None] * 10,
+]
+
+
+def test_energy_from_tiny_xlsx_and_canonical_csv():
+    x, y = D.energy_from_xlsx(make_xlsx(TINY))
+    assert x.shape == (3, 8) and y.shape == (3, 2)
+    np.testing.assert_array_equal(x[1], [0.62, 808.5, 367.5, 220.5, 3.5, 5, 0.4, 5])
+    assert D.format_energy_csv(x, y) == (
+        ",".join(D.ENERGY_COLUMNS).encode() + b"\r\n"
+        b"0.98,514.50,294.00,110.25,7.00,2,0.00,0,15.55,21.33\r\n"
+        b"0.62,808.50,367.50,220.50,3.50,5,0.40,5,16.64,16.03\r\n"
+        b"0.90,563.50,318.50,122.50,7.00,3,0.10,1,29.03,32.30\r\n"
+    )
+    # the canonical names are accepted as a header too
+    x2, _ = D.energy_from_xlsx(make_xlsx([list(D.ENERGY_COLUMNS)] + TINY[1:]))
+    np.testing.assert_array_equal(x, x2)
+
+
+@pytest.mark.parametrize(
+    ("rows", "pattern"),
+    [
+        ([SHEET_HEADER[:9]] + [r[:9] for r in TINY[1:3]], "expected exactly the ten columns"),
+        ([SHEET_HEADER + ["extra"]] + TINY[1:3], "expected exactly the ten columns"),
+        ([["a"] * 10] + TINY[1:3], r"got the header \['a'"),
+        (TINY[:2] + [[None] * 10] + TINY[2:3], "row 3 is empty but data rows follow it"),
+        (TINY[:2] + [TINY[2][:2] + ["8.5"] + TINY[2][3:]], r"cell C3 \(wall_area\): expected a"),
+        (TINY[:2] + [TINY[2][:9]], r"cell J3 \(cooling_load\).*got None"),
+        ([SHEET_HEADER], "a header but no data rows"),
+        ([], "the first worksheet is empty"),
+    ],
+)
+def test_energy_from_xlsx_errors(rows, pattern):
+    with pytest.raises(DataError, match=pattern):
+        D.energy_from_xlsx(make_xlsx(rows))
+
+
+def test_format_energy_csv_refuses_what_it_cannot_write_exactly():
+    x, y = D.energy_from_xlsx(make_xlsx(TINY))
+    with pytest.raises(InvalidParameterError, match=r"K×8 and K×2 .* shapes \(3, 7\) and \(3, 2\)"):
+        D.format_energy_csv(x[:, :7], y)
+    with pytest.raises(InvalidParameterError, match="same K"):
+        D.format_energy_csv(x, y[:2])
+    bad = x.copy()
+    bad[1, 5] = 2.5
+    with pytest.raises(InvalidParameterError, match=r"row 1, column 'orientation' must be an int"):
+        D.format_energy_csv(bad, y)
+    bad = x.copy()
+    bad[2, 0] = 0.985
+    with pytest.raises(InvalidParameterError, match="'relative_compactness' must have at most two"):
+        D.format_energy_csv(bad, y)
+    bad = y.copy()
+    bad[0, 1] = np.nan
+    with pytest.raises(InvalidParameterError, match=r"row 0, column 'cooling_load' must be finite"):
+        D.format_energy_csv(x, bad)
+    neg = x.copy()
+    neg[0, 6] = -0.0
+    assert b",0.00,0,15.55" in D.format_energy_csv(neg, y).split(b"\r\n")[1]
+
+
+# ---------------------------------------------------------------------------------------------
+# parsing errors name the file and the line
+
+
+NOC_HEAD = "width;complexity;fifo;multiplier;energy;inv_runtime\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "pattern"),
+    [
+        ("", "is empty"),
+        (NOC_HEAD, "has a header but no data rows"),
+        (NOC_HEAD.replace(";", ",") + "1,2,3,4,5,6\n", "line 1: the header"),
+        (NOC_HEAD + "1;2;3;4;5;6\n1;2;3;4;5\n", r"line 3: expected 6 fields separated by ';'; got"),
+        (NOC_HEAD + "1;2;3;4;nan;6\n", r"line 2, column 'energy': expected a finite decimal"),
+        (NOC_HEAD + "1;2;3;4;5;1_0\n", r"line 2, column 'inv_runtime'"),
+        (NOC_HEAD + "1;2;3;4;5;1e400\n", "overflows a float64"),
+        (NOC_HEAD + "1;2;3;4;5;6\n\n1;2;3;4;5;6\n", r"line 3: expected 6 fields"),
+    ],
+)
+def test_read_noc_csv_errors(tmp_path, text, pattern):
+    path = tmp_path / "noc.csv"
+    path.write_text(text)
+    with pytest.raises(DataError, match=pattern) as err:
+        D.read_noc_csv(path)
+    assert str(path) in str(err.value)
+
+
+def test_read_csv_accepts_any_number_of_rows_and_a_bom(tmp_path):
+    path = tmp_path / "noc.csv"
+    path.write_bytes(("\ufeff" + NOC_HEAD + "1;2;3;4;5.5;-6e-1\r\n\r\n").encode())
+    x, y = D.read_noc_csv(path)
+    np.testing.assert_array_equal(x, [[1, 2, 3, 4]])
+    np.testing.assert_array_equal(y, [[5.5, -0.6]])
+    with pytest.raises(DataError, match="cannot read"):
+        D.read_energy_csv(tmp_path / "absent.csv")
+    path.write_bytes(b"\xff\xfe")
+    with pytest.raises(DataError, match="is not UTF-8 text"):
+        D.read_noc_csv(path)
+
+
+# ---------------------------------------------------------------------------------------------
+# command line
+
+
+@needs_data
+def test_cli_info(capsys):
+    assert D.main(["info", "noc"]) == 0
+    out = capsys.readouterr().out
+    assert f"status:  ok: {shared_file(NOC)}" in out and NOC.sha256 in out
+    assert "energy_efficiency.csv" not in out
+
+
+@needs_data
+def test_cli_fetch_from_url_and_from_file(no_env, tmp_path, server, capsys):
+    shutil.copy(shared_file(NOC), server.root / NOC.filename)
+    cache = tmp_path / "cache"
+    argv = ["fetch", "noc", "--url", server.url(NOC.filename), "--cache-dir", str(cache)]
+    assert D.main(argv) == 0
+    assert "noc: " in capsys.readouterr().out and (cache / NOC.filename).is_file()
+    xlsx = tmp_path / "ENB2012_data.xlsx"  # the bare spreadsheet is accepted too
+    xlsx.write_bytes(energy_xlsx_from_shared())
+    assert D.main(["fetch", "energy", "--from", str(xlsx), "--cache-dir", str(cache)]) == 0
+    assert (cache / ENERGY.filename).read_bytes() == shared_file(ENERGY).read_bytes()
+    assert D.main(["info", "--cache-dir", str(cache)]) == 0
+    assert capsys.readouterr().out.count("status:  ok:") == 2
+
+
+def test_cli_fetch_failure_and_usage_errors(no_env, tmp_path, capsys):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("nope")
+    assert D.main(["fetch", "noc", "--from", str(bad), "--cache-dir", str(tmp_path / "c")]) == 1
+    assert "fails the sha256 check" in capsys.readouterr().err
+    for argv in (["fetch", "nope"], ["fetch", "--url", "http://x/y"], ["info", "x"], []):
+        with pytest.raises(SystemExit) as exc:
+            D.main(argv)
+        assert exc.value.code == 2
+
+
+def test_module_runs_as_a_script(tmp_path):
+    env = {**os.environ, D.DATA_ENV_VAR: str(tmp_path), "PYTHONWARNINGS": "error::RuntimeWarning"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "bandit_envs.data.datasets", "info", "noc"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "noc_CM_log.csv is not in the folder" in proc.stdout
