@@ -1,29 +1,85 @@
-"""An optional base class for agents: parameters, cloning and per-episode bookkeeping.
+"""An optional base class for agents: parameters, cloning, bookkeeping, and the catalogue card.
 
 Nothing requires it — any object with ``reset / select / observe / recommend`` is an agent —
 but zoo agents share it so that they all (i) store only hyper-parameters in ``__init__`` and
-validate them at ``reset`` (the scikit-learn convention), (ii) offer ``get_params``, ``clone``
-and a readable ``repr``, and (iii) keep pull counts and outcome sums the same way.
+validate them at ``reset`` against a declared constraints table (the scikit-learn convention),
+(ii) offer ``get_params``, ``clone`` and a readable ``repr``, and (iii) keep pull counts and
+outcome sums the same way. A class that sets :attr:`BaseAgent.card` joins the catalogue: the
+registry discovers it, so a new agent is one new module.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 import numpy as np
 
+from agents.common.params import Constraint, Rule, validate_parameters
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities, compatibility
 from bandit_envs.errors import AgentProtocolError, IncompatibleAgentError, InvalidParameterError
+
+
+@dataclasses.dataclass(frozen=True)
+class Heuristic:
+    """A parameter value for which an agent's stopping rule has no δ-correctness proof.
+
+    Attributes:
+        param: the constructor parameter.
+        applies: whether a value of it makes the rule heuristic.
+        note: what the heuristic is, in a few words (shown by the δ-audit and the catalogue).
+    """
+
+    param: str
+    applies: Callable[[Any], bool]
+    note: str
+
+
+@dataclasses.dataclass(frozen=True)
+class AgentCard:
+    """The catalogue facts of an agent class, written once next to its code.
+
+    Attributes:
+        summary: what the agent does, in one or two sentences.
+        paper: the paper it implements (authors, venue and year, algorithm or section).
+        heuristics: parameter values that make its stopping rule a published heuristic rather
+            than a proven δ-correct rule (the δ-audit marks them; see :meth:`heuristic_note`).
+        quick: hyper-parameters for fast test runs (the zoo matrix test); usually empty.
+    """
+
+    summary: str
+    paper: str
+    heuristics: tuple[Heuristic, ...] = ()
+    quick: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+
+    def heuristic_note(self, params: Mapping[str, Any]) -> str | None:
+        """Why the agent with ``params`` (all of its parameters) is not proven δ-correct, or None.
+
+        Args:
+            params: every constructor parameter with its value.
+
+        Returns:
+            ``"<param>=<value>: <note>"`` for each heuristic that applies, joined by ``"; "``.
+        """
+        notes = [
+            f"{rule.param}={params[rule.param]!r}: {rule.note}"
+            for rule in self.heuristics
+            if rule.param in params and rule.applies(params[rule.param])
+        ]
+        return "; ".join(notes) or None
 
 
 class BaseAgent:
     """Shared bookkeeping for zoo agents.
 
     Subclasses set :attr:`capabilities`, store their hyper-parameters unchanged in
-    ``__init__``, and implement :meth:`select` and :meth:`recommend`; hooks
-    :meth:`_on_reset`, :meth:`_on_observe` and :meth:`_on_observe_batch` are optional.
+    ``__init__``, declare what each may be in :attr:`parameters` (and :attr:`parameter_rules`
+    for rules over several), and implement :meth:`select` and :meth:`recommend`; hooks
+    :meth:`_on_reset`, :meth:`_on_observe` and :meth:`_on_observe_batch` are optional. Setting
+    :attr:`card` puts the class in the catalogue.
 
     After ``reset`` the following are available: ``spec`` (the ProblemSpec), ``rng`` (the
     episode's generator), ``counts`` (pulls per arm), ``sums`` (per-arm sums of outcomes,
@@ -31,6 +87,25 @@ class BaseAgent:
     """
 
     capabilities: ClassVar[AgentCapabilities]
+    #: the catalogue facts; only classes that set it themselves are catalogue agents.
+    card: ClassVar[AgentCard | None] = None
+    #: ``{parameter: constraint}``, checked at every ``reset`` (:mod:`agents.common.params`).
+    parameters: ClassVar[Mapping[str, Constraint]] = {}
+    #: rules over several parameters, checked after :attr:`parameters`.
+    parameter_rules: ClassVar[tuple[Rule, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        declared = set(cls.parameters) | {p for rule in cls.parameter_rules for p in rule.params}
+        if not declared:
+            return
+        known = set(cls._param_names())
+        unknown = sorted(declared - known)
+        if unknown:
+            raise TypeError(
+                f"{cls.__name__}: the constraints name {unknown}, which are not parameters of "
+                f"__init__ ({sorted(known)})."
+            )
 
     @property
     def name(self) -> str:
@@ -41,6 +116,8 @@ class BaseAgent:
 
     @classmethod
     def _param_names(cls) -> list[str]:
+        if cls.__init__ is object.__init__:  # no hyper-parameters
+            return []
         signature = inspect.signature(cls.__init__)
         names = []
         for p in signature.parameters.values():
@@ -85,6 +162,7 @@ class BaseAgent:
             raise TypeError(
                 f"{self.name}.reset: rng must be a numpy.random.Generator; got {type(rng)}."
             )
+        validate_parameters(self.name, self.get_params(), self.parameters, self.parameter_rules)
         self.spec = spec
         self.rng = rng
         self.n_arms = spec.n_arms

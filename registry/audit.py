@@ -46,6 +46,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from agents.common.params import is_number
 from bandit_envs.core.protocols import compatibility
 from bandit_envs.errors import DataError, InvalidParameterError, UnknownNameError
 from registry.catalogue import agent_entry, env_entry, list_agents, make_env
@@ -280,137 +281,6 @@ EASY_INSTANCES: tuple[EasyInstance, ...] = (
 # --------------------------------------------------------------------------- heuristic defaults
 
 
-def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-@dataclasses.dataclass(frozen=True)
-class HeuristicRule:
-    """A parameter value for which an agent's stopping rule has no δ-correctness proof.
-
-    Attributes:
-        agent: the catalogue name.
-        param: the constructor parameter.
-        applies: whether the value makes the rule heuristic.
-        note: what the heuristic is (from the agent's docstring).
-    """
-
-    agent: str
-    param: str
-    applies: Callable[[Any], bool]
-    note: str
-
-
-#: Read from the agents' docstrings. The audit runs defaults; the rules for non-default values
-#: are listed too so that :func:`heuristic_note` answers for any parameters.
-HEURISTIC_RULES: tuple[HeuristicRule, ...] = (
-    HeuristicRule(
-        "Uniform", "threshold", _number, "constant GLR threshold beta = b (calibration studies)"
-    ),
-    *(
-        HeuristicRule(
-            name,
-            "threshold",
-            lambda v: _number(v) or (isinstance(v, str) and v.startswith("constant")),
-            "constant threshold beta = b",
-        )
-        for name in ("GAllocation", "XYAllocation", "XYAdaptive", "XYOracle")
-    ),
-    *(
-        HeuristicRule(
-            name,
-            "threshold",
-            lambda v: v == "paper",
-            "Soare et al.'s Prop. 1 as printed: its union bound sums to 2.7 delta",
-        )
-        for name in ("GAllocation", "XYAllocation", "XYAdaptive", "XYOracle")
-    ),
-    HeuristicRule(
-        "FullyAdaptiveXY",
-        "theta_norm_bound",
-        lambda v: v is None,
-        "plugs the estimate ||theta_hat_t|| into Prop. 2's "
-        "width in place of a true bound S >= ||theta*|| (default)",
-    ),
-    HeuristicRule(
-        "LinGapE",
-        "confidence",
-        lambda v: v == "heuristic",
-        "width sigma sqrt(2 log((1 + log t)/delta)), the GLR "
-        "threshold of the experiments, not proven (default)",
-    ),
-    HeuristicRule(
-        "LinearTrackAndStop",
-        "threshold",
-        lambda v: v == "heuristic" or _number(v),
-        "GLR threshold log((1 + log t)/delta) or a constant",
-    ),
-    HeuristicRule(
-        "PELEG",
-        "delta_schedule",
-        lambda v: v == "paper",
-        "the paper's delta_m = delta/m^2 sums to pi^2 delta/6 > delta",
-    ),
-    HeuristicRule(
-        "GEGE",
-        "constants",
-        lambda v: v == "practical",
-        "the authors' round lengths h_r log(1/delta_r)/eps_r^2",
-    ),
-    *(
-        HeuristicRule(
-            name, "threshold", lambda v: v == "heuristic", "the authors' C++ confidence width"
-        )
-        for name in ("PSIUniform", "APE", "Racing")
-    ),
-    HeuristicRule(
-        "PAL",
-        "constants",
-        lambda v: v == "practical",
-        "b_t = log(K d pi^2 t^2/(6 delta))/5, the /5 tuned empirically and no sigma (default)",
-    ),
-    HeuristicRule(
-        "PAL",
-        "constants",
-        lambda v: v == "theory",
-        "Zuluaga et al.'s Bayesian guarantee, no frequentist proof for this adaptive design",
-    ),
-    *(
-        HeuristicRule(
-            name,
-            "m",
-            lambda v: v is None,
-            "top-m with m re-estimated as the empirical epsilon-good set size; "
-            "right only when that estimate is |G_eps| at stopping (default)",
-        )
-        for name in ("MLinGapE", "LinGIFA")
-    ),
-    *(
-        HeuristicRule(name, "confidence", lambda v: v == "heuristic", "LinGapE's heuristic width")
-        for name in ("MLinGapE", "LinGIFA")
-    ),
-    HeuristicRule(
-        "LazyTTS",
-        "glr_threshold",
-        lambda v: v == "heuristic" or _number(v),
-        "GLR threshold log((1 + log t)/delta) or a constant",
-    ),
-    HeuristicRule(
-        "LazyTTS",
-        "threshold",
-        lambda v: v is not None,
-        "a given threshold tau identifies {mu_i >= tau}, which is G_eps only when "
-        "tau = max mu - eps",
-    ),
-    HeuristicRule(
-        "LinFACTMIS",
-        "paper_radius",
-        lambda v: v is True,
-        "eq. 35 as printed misses the arm's own deviation",
-    ),
-)
-
-
 def agent_parameters(agent: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The agent's constructor parameters: its defaults updated with ``params``."""
     cls = agent_entry(agent).load()
@@ -436,13 +306,8 @@ def heuristic_note(agent: str, params: Mapping[str, Any] | None = None) -> str |
         >>> heuristic_note("LinearTrackAndStop", {"threshold": "heuristic"})
         "threshold='heuristic': GLR threshold log((1 + log t)/delta) or a constant"
     """
-    values = agent_parameters(agent, params)
-    notes = [
-        f"{rule.param}={values[rule.param]!r}: {rule.note}"
-        for rule in HEURISTIC_RULES
-        if rule.agent == agent and rule.param in values and rule.applies(values[rule.param])
-    ]
-    return "; ".join(notes) or None
+    card = agent_entry(agent).load().card
+    return card.heuristic_note(agent_parameters(agent, params))
 
 
 # --------------------------------------------------------------------------- selection
@@ -493,7 +358,7 @@ def _pick_instances(envs: Iterable[str] | None) -> list[EasyInstance]:
 
 
 def _check_delta(delta: Any) -> float:
-    if not _number(delta) or not 0.0 < float(delta) < 1.0:
+    if not is_number(delta) or not 0.0 < float(delta) < 1.0:
         raise InvalidParameterError(
             f"audit: every delta must be a number in (0, 1); got {delta!r}."
         )
@@ -816,8 +681,6 @@ __all__ = [
     "DEFAULT_RUNS",
     "EASY_INSTANCES",
     "EasyInstance",
-    "HEURISTIC_RULES",
-    "HeuristicRule",
     "LEVEL",
     "agent_parameters",
     "audit_cells",

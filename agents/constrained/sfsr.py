@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import BaseAgent
+from agents.base import AgentCard, BaseAgent
 from agents.common.phases import PhaseTracking
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
@@ -170,6 +170,11 @@ class SFSR(PhaseTracking, _ConstrainedAgent):
 
     """
 
+    card = AgentCard(
+        summary="constrained best mixed arm, fixed budget: successive rejects over the K+L LP items (eq. 7 schedule), removing the lowest intersection value (best empirical basis containing the item); score='lagrangian' gives SFSR-L",
+        paper="Tang, Jain, Nayyar & Nuzzo 2024 (arXiv 2405.15090), Alg. 1, eq. 6",
+    )
+
     def __init__(self, score: str = "iv", tie_break: str = "random", dual: str = "basis") -> None:
         self.score = score
         self.tie_break = tie_break
@@ -303,6 +308,11 @@ class SFSRL(SFSR):
 
     """
 
+    card = AgentCard(
+        summary="SFSR-L: SFSR removing the most negative reduced cost at the empirical LP dual (no guarantee; fails on the Appendix-A construction)",
+        paper="Tang, Jain, Nayyar & Nuzzo 2024 (arXiv 2405.15090), eq. 8",
+    )
+
     def __init__(self, tie_break: str = "random", dual: str = "basis") -> None:
         super().__init__(score="lagrangian", tie_break=tie_break, dual=dual)
 
@@ -316,6 +326,11 @@ class USLP(_ConstrainedAgent):
     ``K0 = K`` (every experiment of the paper) this is ``⌊N / K⌋`` per arm; with known arms the
     per-arm count uses ``K0`` (our reading, spec 004 §5.11).
     """
+
+    card = AgentCard(
+        summary="uniform sampling (floor(N/K0) pulls per unknown arm), then the optimal basis of the empirical LP",
+        paper="baseline of Tang, Jain, Nayyar & Nuzzo 2024 (arXiv 2405.15090), L212",
+    )
 
     def _on_reset(self, spec: ProblemSpec) -> None:
         self._setup_lp(spec)

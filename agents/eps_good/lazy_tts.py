@@ -21,6 +21,8 @@ import numbers
 
 import numpy as np
 
+from agents.base import AgentCard, Heuristic
+from agents.common.params import is_number
 from agents.linear_bai.track_and_stop import LinearTrackAndStop
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
@@ -161,6 +163,23 @@ class LazyTTS(LinearTrackAndStop):
             counts and 2.4× shorter episodes on the static d = 8 instance (τ = 0.5).
 
     """
+
+    card = AgentCard(
+        summary="thresholding Track-and-Stop with lazy allocation updates: identifies {mu_i >= threshold} for a given threshold, or all eps-good arms (estimated threshold, all eps-good GLR and allocation) with threshold=None; proven GLR threshold by default",
+        paper="Rivera & Tewari 2024 (arXiv 2402.09467); tracking of Jedra & Proutière 2020",
+        heuristics=(
+            Heuristic(
+                "glr_threshold",
+                lambda v: v == "heuristic" or is_number(v),
+                "GLR threshold log((1 + log t)/delta) or a constant",
+            ),
+            Heuristic(
+                "threshold",
+                lambda v: v is not None,
+                "a given threshold tau identifies {mu_i >= tau}, which is G_eps only when tau = max mu - eps",
+            ),
+        ),
+    )
 
     capabilities = AgentCapabilities(
         tasks=frozenset({"all_eps_good"}),

@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from agents.base import BaseAgent
+from agents.base import AgentCard, BaseAgent
 from agents.common.design_cache import DESIGNS, ols_estimator, reduced_coordinates
 from agents.common.phases import PhaseTracking
 from agents.linear_bai.rage import xy_value
@@ -434,6 +434,11 @@ class LinFACTG(_LinFACT):
             ``bad``, ``retired`` (arms classified / eliminated in that round) and ``survivors``.
     """
 
+    card = AgentCard(
+        summary="all eps-good arms: rounds of G-optimal design on the projected active arms, eq. 21 counts, fresh least squares per round, Algorithm 3 good/bad classification",
+        paper="Li, Ma, Hua & Zhu 2025 (arXiv 2510.00073), Alg. 1, 3, 4",
+    )
+
     def __init__(self, use_ambient_d: bool = False, design_tol: float = 1e-6) -> None:
         self.use_ambient_d = use_ambient_d
         self.design_tol = design_tol
@@ -504,6 +509,11 @@ class LinFACTXY(_LinFACT):
         phase_history: as :class:`LinFACTG`; ``design_value`` and ``factor`` are ``g_XY``
             (``d_r`` in a single-arm round).
     """
+
+    card = AgentCard(
+        summary="all eps-good arms: rounds of XY-optimal design over the active arms' differences, eq. 22 counts (ceil rounding), fresh least squares per round, Algorithm 3",
+        paper="Li, Ma, Hua & Zhu 2025 (arXiv 2510.00073), Alg. 2, 3, 4",
+    )
 
     def __init__(self, rounding_slack: float = 0.0, design_tol: float = 1e-3) -> None:
         self.rounding_slack = rounding_slack

@@ -19,6 +19,7 @@ import math
 
 import numpy as np
 
+from agents.base import AgentCard, Heuristic
 from agents.eps_good.linfact import _ceil, _g_design, _LinFACT
 from bandit_envs.core.problem import ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
@@ -120,6 +121,18 @@ class LinFACTMIS(_GRounds):
             ``"unstructured"``), ``accuracy`` (the per-arm accuracy the counts buy),
             ``inflation`` and ``radius`` per round.
     """
+
+    card = AgentCard(
+        summary="all eps-good arms under misspecification |Delta_m|_inf <= L_m: LinFACT-G rounds with OLS and the radius eps_r + L_m (sqrt(d) + 1) (Prop. 5.4, corrected), or the orthogonal-parameterization estimator with eq. 33 counts and radius eps_r + (sqrt(d)+2) L_m; use_features='never' is the unstructured baseline, 'when_cheaper' drops the features once L_m dominates",
+        paper="Li, Ma, Hua & Zhu 2025 (arXiv 2510.00073), Sec. 5, Thm 5.1, 5.2, Prop. 5.4, Alg. 5",
+        heuristics=(
+            Heuristic(
+                "paper_radius",
+                lambda v: v is True,
+                "eq. 35 as printed misses the arm's own deviation",
+            ),
+        ),
+    )
 
     capabilities = AgentCapabilities(
         tasks=frozenset({"all_eps_good"}),
@@ -321,6 +334,11 @@ class LinFACTGLM(_GRounds):
         phase_history: as :class:`agents.eps_good.linfact.LinFACTG`, plus ``c_min``, ``radius``,
             ``mle_iterations`` and ``mle_converged`` per round (round 0 is the warm-up).
     """
+
+    card = AgentCard(
+        summary="all eps-good arms of a generalized linear (logistic, Poisson) bandit: LinFACT-G rounds with eq. 40 counts (c_min given or sigma'(B) from a predictor bound), Newton/IRLS maximum likelihood per round (ridge, iteration cap, warm-up); link='identity' is LinFACT-G's linear fit",
+        paper="Li, Ma, Hua & Zhu 2025 (arXiv 2510.00073), Sec. 6, Thm 6.1, Alg. 6",
+    )
 
     capabilities = AgentCapabilities(
         tasks=frozenset({"all_eps_good"}),

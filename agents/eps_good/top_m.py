@@ -23,6 +23,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from agents.base import AgentCard, Heuristic
 from agents.linear_bai.lingape import SELECTIONS as LINGAPE_SELECTIONS
 from agents.linear_bai.lingape import LinGapE
 from bandit_envs.core.problem import Answer, ProblemSpec
@@ -267,6 +268,19 @@ class MLinGapE(_TopMGap):
 
     """
 
+    card = AgentCard(
+        summary="top-m LinGapE: gap index over J(t) x J(t)^c, greedy/ratio sampling of x_b - x_c, answers the top-m set (m given, or re-estimated as the empirical eps-good set size); proven self-normalised width by default",
+        paper="Réda, Kaufmann & Delahaye-Duriez, AISTATS 2021 (adapted as in Li, Ma, Hua & Zhu)",
+        heuristics=(
+            Heuristic(
+                "m",
+                lambda v: v is None,
+                "top-m with m re-estimated as the empirical epsilon-good set size; right only when that estimate is |G_eps| at stopping (default)",
+            ),
+            Heuristic("confidence", lambda v: v == "heuristic", "LinGapE's heuristic width"),
+        ),
+    )
+
     def _decide(self) -> None:
         """J(t), (b_t, c_t) and B(t) = max_{j ∈ J, i ∉ J} B_{i,j}(t)."""
         mu, k = self._means, self.n_arms
@@ -345,6 +359,19 @@ class LinGIFA(_TopMGap):
         confidence, ridge, theta_bound, tolerance, answer: as :class:`MLinGapE`.
 
     """
+
+    card = AgentCard(
+        summary="linear UGapE-like top-m: arm index = m-th largest pair index, J(t) = the m smallest, greedy/ratio/largest-variance sampling; m given or re-estimated; proven width",
+        paper="Réda, Kaufmann & Delahaye-Duriez, AISTATS 2021 (adapted as in Li, Ma, Hua & Zhu)",
+        heuristics=(
+            Heuristic(
+                "m",
+                lambda v: v is None,
+                "top-m with m re-estimated as the empirical epsilon-good set size; right only when that estimate is |G_eps| at stopping (default)",
+            ),
+            Heuristic("confidence", lambda v: v == "heuristic", "LinGapE's heuristic width"),
+        ),
+    )
 
     _selections: ClassVar[tuple[str, ...]] = ("greedy", "ratio", "largest_variance")
 

@@ -29,7 +29,7 @@ import numbers
 import numpy as np
 from scipy.special import erfcx
 
-from agents.base import BaseAgent
+from agents.base import AgentCard, BaseAgent
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
 from bandit_envs.core.tasks import AllEpsilonGood, BestArm
@@ -524,6 +524,11 @@ class BayesGap(_BayesFixedBudget):
 
     """
 
+    card = AgentCard(
+        summary="fixed budget, Bayesian gap-based sampling with a Gaussian linear belief (correlated posterior of the means); answers the best arm, or the eps-rule on the posterior means for all eps-good problems",
+        paper="Hoffman, Shahriari & de Freitas, AISTATS 2014, Alg. 1 (adapted as in Li, Ma, Hua & Zhu)",
+    )
+
     def __init__(
         self,
         beta: float | None = None,
@@ -638,6 +643,11 @@ class KGCB(_BayesFixedBudget):
         prior_std: η > 0.
 
     """
+
+    card = AgentCard(
+        summary="fixed budget, knowledge gradient with correlated beliefs (exact piecewise-linear expectation) under a Gaussian linear belief; best arm or the eps-rule on the posterior",
+        paper="Frazier, Powell & Dayanik 2009; Negoescu, Frazier & Powell 2011 (Free-Wilson beliefs; adapted as in Li, Ma, Hua & Zhu,)",
+    )
 
     _full_cov = True
 

@@ -14,7 +14,7 @@ import numpy as np
 from scipy.linalg.blas import daxpy, dger
 from scipy.optimize import OptimizeResult, linprog
 
-from agents.base import BaseAgent
+from agents.base import AgentCard, BaseAgent, Heuristic
 from agents.common.design_cache import DESIGNS, reduced_coordinates
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
@@ -219,6 +219,18 @@ class LinGapE(BaseAgent):
         epsilon: ε ≥ 0, the stopping tolerance (0: exact best arm).
 
     """
+
+    card = AgentCard(
+        summary="gap-based fully adaptive sampling (greedy or ratio rule), stop when the gap index <= epsilon; heuristic (default) or self-normalised confidence widths",
+        paper="Xu, Honda & Sugiyama, AISTATS 2018",
+        heuristics=(
+            Heuristic(
+                "confidence",
+                lambda v: v == "heuristic",
+                "width sigma sqrt(2 log((1 + log t)/delta)), the GLR threshold of the experiments, not proven (default)",
+            ),
+        ),
+    )
 
     capabilities = AgentCapabilities(
         tasks=frozenset({"best_arm"}),

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from agents.base import BaseAgent
+from agents.base import AgentCard, BaseAgent
 from agents.common.design_cache import DESIGNS, ols_estimator, reduced_coordinates
 from agents.common.phases import PhaseTracking
 from bandit_envs.core.problem import Answer, ProblemSpec
@@ -117,6 +117,11 @@ class ODLinBAI(PhaseTracking, BaseAgent):
         phase_history: after each phase, a dict with ``phase``, ``active`` (arms at its start),
             ``samples`` (T_r), ``allocation`` (pulls per arm) and ``survivors``.
     """
+
+    card = AgentCard(
+        summary="fixed budget: ceil(log2 d) phases of G-optimal sampling of the active arms, halving by phase-local least squares",
+        paper="Yang & Tan, NeurIPS 2022 (OD-LinBAI, Algorithm 1)",
+    )
 
     capabilities = AgentCapabilities(
         tasks=frozenset({"best_arm"}),

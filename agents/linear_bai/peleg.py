@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import BaseAgent
+from agents.base import AgentCard, BaseAgent, Heuristic
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
 from bandit_envs.errors import AgentProtocolError, InvalidParameterError
@@ -414,6 +414,18 @@ class PELEG(BaseAgent):
             B > 1 is a labelled approximation.
 
     """
+
+    card = AgentCard(
+        summary="phased elimination; each phase an online game (Hedge MAX player over arms vs best-response MIN player), cumulative tracking, least squares on the phase's data",
+        paper="Zaki, Mohan & Gopalan, Explicit Best Arm Identification in Linear Bandits Using No-Regret Learners",
+        heuristics=(
+            Heuristic(
+                "delta_schedule",
+                lambda v: v == "paper",
+                "the paper's delta_m = delta/m^2 sums to pi^2 delta/6 > delta",
+            ),
+        ),
+    )
 
     capabilities = AgentCapabilities(
         tasks=frozenset({"best_arm"}),

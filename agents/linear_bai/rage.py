@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from agents.base import BaseAgent
+from agents.base import AgentCard, BaseAgent
 from agents.common.design_cache import DESIGNS, ols_estimator, pinv_parts, reduced_coordinates
 from agents.common.phases import PhaseTracking
 from bandit_envs.core.problem import Answer, ProblemSpec
@@ -200,6 +200,11 @@ class RAGE(PhaseTracking, BaseAgent):
             ``survivors`` (arms kept).
 
     """
+
+    card = AgentCard(
+        summary="phased elimination: XY-optimal design on the active differences, efficient rounding, phase-local least squares, drop gaps > 2^-(m+2) (delta-correct)",
+        paper="Fiez, Jain, Jamieson & Ratliff, NeurIPS 2019, Algorithm 1 (Z = X)",
+    )
 
     capabilities = AgentCapabilities(
         tasks=frozenset({"best_arm"}),

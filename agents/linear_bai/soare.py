@@ -33,7 +33,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import BaseAgent
+from agents.base import AgentCard, BaseAgent, Heuristic
+from agents.common.params import is_number
 from agents.linear_bai.greedy_allocation import (
     GramState,
     GreedyPhase,
@@ -274,6 +275,23 @@ class GAllocation(_StaticAllocation):
 
     """
 
+    card = AgentCard(
+        summary="static G-optimal allocation (greedy with lexicographic ties, or design + rounding), empirical stopping rule Eq. 11",
+        paper="Soare, Lazaric & Munos, NIPS 2014, Sec. 4",
+        heuristics=(
+            Heuristic(
+                "threshold",
+                lambda v: is_number(v) or (isinstance(v, str) and v.startswith("constant")),
+                "constant threshold beta = b",
+            ),
+            Heuristic(
+                "threshold",
+                lambda v: v == "paper",
+                "Soare et al.'s Prop. 1 as printed: its union bound sums to 2.7 delta",
+            ),
+        ),
+    )
+
     def _greedy_targets(self) -> tuple[np.ndarray, np.ndarray | None]:
         return self._z, None
 
@@ -305,6 +323,23 @@ class XYAllocation(_StaticAllocation):
             pulls between two checks at once (use e.g. 1e-3 for 10⁶-pull runs).
 
     """
+
+    card = AgentCard(
+        summary="static XY (transductive) allocation over all arm differences, Eq. 11 stopping",
+        paper="Soare, Lazaric & Munos, NIPS 2014, Sec. 4",
+        heuristics=(
+            Heuristic(
+                "threshold",
+                lambda v: is_number(v) or (isinstance(v, str) and v.startswith("constant")),
+                "constant threshold beta = b",
+            ),
+            Heuristic(
+                "threshold",
+                lambda v: v == "paper",
+                "Soare et al.'s Prop. 1 as printed: its union bound sums to 2.7 delta",
+            ),
+        ),
+    )
 
     def _on_reset(self, spec: ProblemSpec) -> None:
         super()._on_reset(spec)
@@ -343,6 +378,23 @@ class XYOracle(_StaticAllocation):
         check_growth: spacing of the stopping checks, as :class:`GAllocation`.
 
     """
+
+    card = AgentCard(
+        summary="ORACLE baseline: tracks the optimal allocation computed from the true theta",
+        paper="Soare, Lazaric & Munos, NIPS 2014, Eq. 5",
+        heuristics=(
+            Heuristic(
+                "threshold",
+                lambda v: is_number(v) or (isinstance(v, str) and v.startswith("constant")),
+                "constant threshold beta = b",
+            ),
+            Heuristic(
+                "threshold",
+                lambda v: v == "paper",
+                "Soare et al.'s Prop. 1 as printed: its union bound sums to 2.7 delta",
+            ),
+        ),
+    )
 
     capabilities = AgentCapabilities(
         tasks=frozenset({"best_arm"}),
@@ -535,6 +587,23 @@ class XYAdaptive(_SoareAgent):
         check_growth: spacing of the within-phase checks (``stop_within_phase=True`` only).
 
     """
+
+    card = AgentCard(
+        summary="phases of XY allocation on the surviving directions, phase length by the alpha rule, phase-local elimination",
+        paper="Soare, Lazaric & Munos, NIPS 2014, Sec. 5, Fig. 3",
+        heuristics=(
+            Heuristic(
+                "threshold",
+                lambda v: is_number(v) or (isinstance(v, str) and v.startswith("constant")),
+                "constant threshold beta = b",
+            ),
+            Heuristic(
+                "threshold",
+                lambda v: v == "paper",
+                "Soare et al.'s Prop. 1 as printed: its union bound sums to 2.7 delta",
+            ),
+        ),
+    )
 
     capabilities = AgentCapabilities(
         tasks=frozenset({"best_arm"}),
@@ -811,6 +880,18 @@ class FullyAdaptiveXY(_SoareAgent):
             is small next to the σ√(d log) term, but without a proof.
 
     """
+
+    card = AgentCard(
+        summary="XY greedy on the directions still plausible at every round, self-normalised (Prop. 2) widths with a ridge estimate",
+        paper="Soare, Lazaric & Munos, NIPS 2014, Sec. 6",
+        heuristics=(
+            Heuristic(
+                "theta_norm_bound",
+                lambda v: v is None,
+                "plugs the estimate ||theta_hat_t|| into Prop. 2's width in place of a true bound S >= ||theta*|| (default)",
+            ),
+        ),
+    )
 
     capabilities = AgentCapabilities(
         tasks=frozenset({"best_arm"}),

@@ -22,7 +22,8 @@ import numbers
 
 import numpy as np
 
-from agents.base import BaseAgent
+from agents.base import AgentCard, BaseAgent, Heuristic
+from agents.common.params import is_number
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
 from bandit_envs.errors import InvalidParameterError
@@ -143,6 +144,18 @@ class LinearTrackAndStop(BaseAgent):
             :func:`bandit_envs.theory.design.transductive_design`).
 
     """
+
+    card = AgentCard(
+        summary="C-tracking of the optimal allocation w*(theta_hat) (lazy, warm-started design solves), forced exploration lambda_min(A_t) >= c sqrt(t); GLR stopping with a proven self-normalised threshold (default) or the log((1+log t)/delta) heuristic",
+        paper="Jedra & Proutiere, NeurIPS 2020, Optimal Best-arm Identification in Linear Bandits",
+        heuristics=(
+            Heuristic(
+                "threshold",
+                lambda v: v == "heuristic" or is_number(v),
+                "GLR threshold log((1 + log t)/delta) or a constant",
+            ),
+        ),
+    )
 
     capabilities = AgentCapabilities(
         tasks=frozenset({"best_arm"}),

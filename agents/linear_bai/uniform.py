@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import BaseAgent
+from agents.base import AgentCard, BaseAgent, Heuristic
+from agents.common.params import is_number
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
 from bandit_envs.core.validation import check_positive_int
@@ -36,6 +37,16 @@ class Uniform(BaseAgent):
             (spec 001 §4.5).
 
     """
+
+    card = AgentCard(
+        summary="round robin; fixed budget: least-squares best arm; fixed confidence: GLR stopping with a fixed-design threshold",
+        paper="baseline (GLR stopping: Garivier & Kaufmann 2016)",
+        heuristics=(
+            Heuristic(
+                "threshold", is_number, "constant GLR threshold beta = b (calibration studies)"
+            ),
+        ),
+    )
 
     capabilities = AgentCapabilities(
         tasks=frozenset({"best_arm"}),

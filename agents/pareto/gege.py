@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from agents.base import BaseAgent
+from agents.base import AgentCard, BaseAgent, Heuristic
 from agents.common.design_cache import DESIGNS, pinv_parts, reduced_coordinates
 from agents.common.phases import PhaseTracking
 from bandit_envs.core.problem import Answer, ProblemSpec
@@ -221,6 +221,18 @@ class GEGE(PhaseTracking, BaseAgent):
             shape (|A_r|, d)), ``gaps``, ``pareto`` (the mask of ``S_r``), ``accepted``,
             ``rejected`` (arms classified in that round) and ``survivors``.
     """
+
+    card = AgentCard(
+        summary="G-optimal empirical gap elimination for (eps-)Pareto set identification in a multi-output linear model; fixed budget (halving, ceil(log2 h) rounds) and fixed confidence (theory constants, or the authors' practical ones)",
+        paper="Kone, Kaufmann & Richert, Bandit Pareto Set Identification in a Multi-Output Linear Model, Alg. 1-3",
+        heuristics=(
+            Heuristic(
+                "constants",
+                lambda v: v == "practical",
+                "the authors' round lengths h_r log(1/delta_r)/eps_r^2",
+            ),
+        ),
+    )
 
     capabilities = AgentCapabilities(
         tasks=frozenset({"pareto_set"}),

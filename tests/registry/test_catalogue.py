@@ -35,7 +35,7 @@ def test_make_agent_and_errors():
         UnknownNameError,
         match=re.escape(
             "Unknown agent 'Unifrom'. Did you mean 'Uniform' or 'PSIUniform'? Known agents: "
-            "Uniform, "
+            "BayesGap, KGCB, "
         ),
     ):
         registry.make_agent("Unifrom")

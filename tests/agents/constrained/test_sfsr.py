@@ -10,9 +10,9 @@ import pytest
 
 from agents import check_agent
 from agents.constrained.sfsr import SFSR, SFSRL, USLP, psi, sfsr_schedule
+from bandit_envs import run_episode
 from bandit_envs.core.problem import ProblemSpec
 from bandit_envs.errors import InvalidParameterError
-from bandit_envs import run_episode
 from bandit_envs.theory import lp
 
 AGENTS = (SFSR, SFSRL, USLP)
