@@ -40,10 +40,10 @@ from typing import Any
 import numpy as np
 
 from bandit_envs.core.env import PureExplorationEnv
-from bandit_envs.core.models import ConstrainedGaussian, LinearGaussian, RewardModel
+from bandit_envs.core.models import LinearGaussian, RewardModel
 from bandit_envs.core.protocols import Agent
 from bandit_envs.core.runner import EpisodeResult, run_episode, supports_batch
-from bandit_envs.core.tasks import AllEpsilonGood, BestArm, ConstrainedMixedSupport, ParetoSet
+from bandit_envs.envs.registration import Probe, probe_problems
 from bandit_envs.errors import AgentProtocolError, BanditEnvError
 
 
@@ -66,216 +66,12 @@ class CheckResult:
 
 
 # --------------------------------------------------------------------------- probe problems
-
-
-@dataclasses.dataclass(frozen=True)
-class Probe:
-    """A small problem used by the checks."""
-
-    name: str
-    task: str
-    build: Callable[..., PureExplorationEnv]  # build(**setting) -> env
-    easy: bool = False
-
-
-def _linear_env(features: Any, theta: Any, sigma: float, name: str, **setting: Any):
-    return PureExplorationEnv(
-        LinearGaussian(features, theta, sigma), BestArm(), name=name, **setting
-    )
-
-
-def _best_arm_probes() -> list[Probe]:
-    angle = np.array([[1.0, 0.0], [0.0, 1.0], [np.cos(0.5), np.sin(0.5)]])
-    rank2 = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 1.0, 0.0], [0.5, 0.2, 0.0]])
-    return [
-        Probe(
-            "3 arms in the plane",
-            "best_arm",
-            lambda **s: _linear_env(angle, [1.0, 0.0], 0.5, "probe-plane", **s),
-        ),
-        Probe(
-            "easy: 3 arms, gap 1, sigma 0.2",
-            "best_arm",
-            lambda **s: _linear_env(np.eye(3), [1.0, 0.0, -0.5], 0.2, "probe-easy", **s),
-            easy=True,
-        ),
-        Probe(
-            "K=2, h=1",
-            "best_arm",
-            lambda **s: _linear_env([[1.0], [0.5]], [1.0], 0.3, "probe-k2-h1", **s),
-        ),
-        Probe(
-            "rank-deficient features (K=4, h=3, rank 2)",
-            "best_arm",
-            lambda **s: _linear_env(rank2, [1.0, 0.3, 5.0], 0.3, "probe-rank2", **s),
-        ),
-        Probe(
-            "noiseless (sigma=0)",
-            "best_arm",
-            lambda **s: _linear_env(angle, [1.0, 0.0], 0.0, "probe-noiseless", **s),
-        ),
-    ]
-
-
-def _pareto_env(features: Any, theta: Any, sigma: float, name: str, **setting: Any):
-    return PureExplorationEnv(
-        LinearGaussian(features, theta, sigma), ParetoSet(), name=name, **setting
-    )
-
-
-def _pareto_set_probes() -> list[Probe]:
-    """Multi-output linear PSI probes (spec 000 §1.1): d = 2 objectives, all gaps > 0."""
-    plane = np.array([[1.0, 0.0], [0.0, 1.0], [np.cos(0.5), np.sin(0.5)], [0.3, 0.3]])
-    rank2 = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 1.0, 0.0], [0.5, 0.2, 0.0]])
-    return [
-        Probe(
-            "4 arms in the plane, 2 objectives",
-            "pareto_set",
-            lambda **s: _pareto_env(plane, np.eye(2), 0.5, "probe-psi-plane", **s),
-        ),
-        Probe(
-            "easy: 3 arms, all gaps 0.5, sigma 0.2",
-            "pareto_set",
-            lambda **s: _pareto_env(
-                np.eye(3), [[1.0, 0.5], [0.5, 1.0], [0.0, 0.0]], 0.2, "probe-psi-easy", **s
-            ),
-            easy=True,
-        ),
-        Probe(
-            "rank-deficient features (K=4, h=3, rank 2), 2 objectives",
-            "pareto_set",
-            lambda **s: _pareto_env(
-                rank2, [[1.0, 0.2], [0.1, 1.0], [5.0, 5.0]], 0.3, "probe-psi-rank2", **s
-            ),
-        ),
-        Probe(
-            "noiseless (sigma=0), 2 objectives",
-            "pareto_set",
-            lambda **s: _pareto_env(plane, np.eye(2), 0.0, "probe-psi-noiseless", **s),
-        ),
-    ]
-
-
-def _eps_good_env(features: Any, theta: Any, eps: float, sigma: float, name: str, **setting: Any):
-    return PureExplorationEnv(
-        LinearGaussian(features, theta, sigma), AllEpsilonGood(eps), name=name, **setting
-    )
-
-
-def _eps_good_probes() -> list[Probe]:
-    """All-ε-good probes (spec 002 §1.2): every arm well away from the threshold ``max μ − ε``."""
-    plane = np.array([[1.0, 0.0], [0.0, 1.0], [np.cos(0.5), np.sin(0.5)]])
-    rank2 = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 1.0, 0.0], [0.5, 0.2, 0.0]])
-    return [
-        Probe(
-            "3 arms in the plane, eps 0.4",
-            "all_eps_good",
-            lambda **s: _eps_good_env(plane, [1.0, 0.0], 0.4, 0.5, "probe-eps-plane", **s),
-        ),
-        Probe(
-            "easy: 3 arms, means 1, 0.8, 0, eps 0.5, sigma 0.2",
-            "all_eps_good",
-            lambda **s: _eps_good_env(np.eye(3), [1.0, 0.8, 0.0], 0.5, 0.2, "probe-eps-easy", **s),
-            easy=True,
-        ),
-        Probe(
-            "K=2, h=1, eps 0.2",
-            "all_eps_good",
-            lambda **s: _eps_good_env([[1.0], [0.5]], [1.0], 0.2, 0.3, "probe-eps-k2-h1", **s),
-        ),
-        Probe(
-            "rank-deficient features (K=4, h=3, rank 2), eps 0.5",
-            "all_eps_good",
-            lambda **s: _eps_good_env(rank2, [1.0, 0.3, 5.0], 0.5, 0.3, "probe-eps-rank2", **s),
-        ),
-        Probe(
-            "noiseless (sigma=0), eps 0.4",
-            "all_eps_good",
-            lambda **s: _eps_good_env(plane, [1.0, 0.0], 0.4, 0.0, "probe-eps-noiseless", **s),
-        ),
-    ]
-
-
-def _constrained_env(
-    rewards: Any,
-    costs: Any,
-    thresholds: Any,
-    name: str,
-    *,
-    sigma: tuple[float, float] = (1.0, 0.5),
-    known: Any = (),
-    **setting: Any,
-):
-    model = ConstrainedGaussian(rewards, costs, sigma[0], sigma[1], known_arms=known)
-    return PureExplorationEnv(model, ConstrainedMixedSupport(thresholds), name=name, **setting)
-
-
-def _constrained_probes() -> list[Probe]:
-    """Constrained best mixed arm probes (spec 004 §1.4), all satisfying Assumption 1.
-
-    Mixed and deterministic optima, L = 2, a known arm, an infeasible instance (answer ∅) and a
-    noiseless one.
-    """
-    toy_r, toy_c = [0.3, 1.2, 0.8, 0.5, 1.0], [[0.2, 1.1, 0.6, 1.4, 1.6]]
-    two_r = [1.0, 0.2, 1.5, 0.6]
-    two_c = [[0.5, 0.3, 1.5, 1.2], [0.4, 1.6, 0.6, 0.5]]
-    return [
-        Probe(
-            "K=5, L=1, mixed optimum {1, 2} (spec 004 fact 5)",
-            "constrained_mixed",
-            lambda **s: _constrained_env(toy_r, toy_c, [1.0], "probe-cm-toy", **s),
-        ),
-        Probe(
-            "easy: K=3, L=1, deterministic optimum {0, slack}, sigma 0.1",
-            "constrained_mixed",
-            lambda **s: _constrained_env(
-                [1.0, 0.2, 0.5], [[0.5, 0.4, 0.3]], [1.0], "probe-cm-easy", sigma=(0.1, 0.05), **s
-            ),
-            easy=True,
-        ),
-        Probe(
-            "K=4, L=2",
-            "constrained_mixed",
-            lambda **s: _constrained_env(two_r, two_c, [1.0, 1.0], "probe-cm-l2", **s),
-        ),
-        Probe(
-            "K=5, L=1, arm 4 known",
-            "constrained_mixed",
-            lambda **s: _constrained_env(toy_r, toy_c, [1.0], "probe-cm-known", known=(4,), **s),
-        ),
-        Probe(
-            "infeasible (every cost above the threshold; answer ∅)",
-            "constrained_mixed",
-            lambda **s: _constrained_env(
-                [1.0, 0.5, 0.2], [[2.0, 2.5, 3.0]], [1.0], "probe-cm-infeasible", **s
-            ),
-        ),
-        Probe(
-            "noiseless (sigma=0), K=5, L=1",
-            "constrained_mixed",
-            lambda **s: _constrained_env(
-                toy_r, toy_c, [1.0], "probe-cm-noiseless", sigma=(0.0, 0.0), **s
-            ),
-        ),
-    ]
-
-
-#: probe problems per task; later families add theirs with :func:`register_probes`.
-PROBES: dict[str, Callable[[], list[Probe]]] = {
-    "best_arm": _best_arm_probes,
-    "pareto_set": _pareto_set_probes,
-    "all_eps_good": _eps_good_probes,
-    "constrained_mixed": _constrained_probes,
-}
+# The probe problems of each task are declared by the environment family that poses it
+# (``bandit_envs.envs.probe_problem``), so a new family brings its own.
 
 #: settings used by the checks: small enough that a broken agent fails fast.
 FIXED_CONFIDENCE = {"delta": 0.1, "max_samples": 20_000}
 FIXED_BUDGET = {"budget": 60}
-
-
-def register_probes(task: str, factory: Callable[[], list[Probe]]) -> None:
-    """Let a task family provide probe problems to :func:`check_agent`."""
-    PROBES[task] = factory
 
 
 # --------------------------------------------------------------------------- helpers
@@ -309,14 +105,14 @@ def _problems(agent: Any) -> list[tuple[Probe, dict[str, Any]]]:
     settings = sorted(caps.settings) if caps is not None else ["fixed_confidence", "fixed_budget"]
     out = []
     for task in tasks:
-        for probe in PROBES.get(task, lambda: [])():
+        for probe in probe_problems(task):
             for setting in settings:
                 kw = FIXED_CONFIDENCE if setting == "fixed_confidence" else FIXED_BUDGET
                 out.append((probe, kw))
     if not out:
         raise _Skip(
             f"no probe problem for the task(s) {tasks} in the setting(s) {settings}; a new task "
-            "family provides some with agents.checks.register_probes(task, factory)"
+            "family declares some with bandit_envs.envs.probe_problem"
         )
     return out
 
@@ -649,4 +445,4 @@ def check_agent(
     return results
 
 
-__all__ = ["CHECKS", "AgentCheckError", "CheckResult", "Probe", "check_agent", "register_probes"]
+__all__ = ["CHECKS", "AgentCheckError", "CheckResult", "Probe", "check_agent"]

@@ -13,7 +13,7 @@ import gymnasium as gym
 import bandit_envs  # noqa: F401 - registers the ids with Gymnasium
 from agents.discovery import find_agents
 from bandit_envs.core.protocols import AgentCapabilities, compatibility
-from bandit_envs.envs.registration import ENVS, EnvEntry
+from bandit_envs.envs.registration import EnvEntry, env_entries
 from bandit_envs.errors import InvalidParameterError, UnknownNameError
 
 
@@ -57,6 +57,8 @@ def _discovered() -> tuple[AgentEntry, ...]:
 AGENTS: tuple[AgentEntry, ...] = _discovered()
 
 _AGENTS_BY_NAME = {entry.name: entry for entry in AGENTS}
+#: every environment id, declared next to its factory (see :mod:`bandit_envs.envs.registration`).
+ENVS: tuple[EnvEntry, ...] = env_entries()
 _ENVS_BY_ID = {entry.id: entry for entry in ENVS}
 
 
@@ -196,6 +198,7 @@ def compatibility_matrix() -> dict[tuple[str, str], tuple[bool, str]]:
 
 __all__ = [
     "AGENTS",
+    "ENVS",
     "AgentEntry",
     "agent_entry",
     "compatibility_matrix",

@@ -13,6 +13,7 @@ finished is kept: the same command resumes).
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import sys
 import time
@@ -51,7 +52,13 @@ def _cmd_list(args: argparse.Namespace) -> int:
     print("Environments (gym.make(id, delta=...) or gym.make(id, budget=...)):")
     for env_id in list_envs():
         entry = env_entry(env_id)
+        keywords = ", ".join(
+            f"{k}={'(required)' if v is inspect.Parameter.empty else repr(v)}"
+            for k, v in entry.keywords().items()
+        )
+        setting = ", ".join(f"{k}={v}" for k, v in entry.default_setting().items())
         print(f"  {env_id:<24} {entry.summary}")
+        print(f"  {'':<24} keywords: {keywords}; default setting: {setting}")
         print(f"  {'':<24} source: {entry.source}")
     print("\nAgents (registry.make_agent(name, **params)):")
     for agent in AGENTS:

@@ -6,18 +6,12 @@ argument in the library is reported the same way, with the offending value shown
 
 from __future__ import annotations
 
-import difflib
-import functools
-import inspect
 import numbers
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
 from bandit_envs.errors import InvalidParameterError
-
-_F = TypeVar("_F", bound=Callable[..., Any])
 
 
 def _fail(who: str, name: str, constraint: str, value: Any) -> InvalidParameterError:
@@ -137,56 +131,3 @@ def array_ndim(value: Any, name: str, who: str) -> int:
         return int(np.ndim(value))
     except ValueError:
         raise _ragged_error(value, name, who) from None
-
-
-@functools.cache
-def _env_keywords() -> tuple[str, ...]:
-    """The keywords every id forwards to :class:`~bandit_envs.PureExplorationEnv`."""
-    from bandit_envs.core.env import PureExplorationEnv  # lazy: env imports this module
-
-    params = inspect.signature(PureExplorationEnv.__init__).parameters.values()
-    return tuple(
-        p.name
-        for p in params
-        if p.kind is p.KEYWORD_ONLY and p.name not in ("name", "instance_info")
-    )
-
-
-def env_factory(env_id: str) -> Callable[[_F], _F]:
-    """Decorate the factory of ``env_id`` so that an unknown ``gym.make`` keyword is named.
-
-    Without it a misspelt keyword reaches :class:`~bandit_envs.PureExplorationEnv` and fails
-    with Python's bare ``TypeError`` ("unexpected keyword argument"), which neither names the id
-    nor lists what it takes. The decorated factory raises :class:`InvalidParameterError` with
-    the nearest valid keyword and the full list (the factory's own keywords, then the
-    environment's: ``delta``, ``budget``, ``max_samples``, ``sample_cost``, ...).
-
-    Args:
-        env_id: the registered id, for the message.
-
-    """
-
-    def decorate(factory: _F) -> _F:
-        own = [
-            p.name
-            for p in inspect.signature(factory).parameters.values()
-            if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)
-        ]
-
-        @functools.wraps(factory)
-        def make(*args: Any, **kwargs: Any) -> Any:
-            valid = own + [k for k in _env_keywords() if k not in own]
-            unknown = sorted(set(kwargs) - set(valid))
-            if unknown:
-                close = difflib.get_close_matches(unknown[0], valid, n=1, cutoff=0.6)
-                hint = f" Did you mean {close[0]!r}?" if close else ""
-                names = ", ".join(repr(k) for k in unknown)
-                raise InvalidParameterError(
-                    f"{env_id}: unknown keyword{'s' if len(unknown) > 1 else ''} {names}.{hint} "
-                    f"Valid keywords: {', '.join(valid)}."
-                )
-            return factory(*args, **kwargs)
-
-        return make  # type: ignore[return-value]
-
-    return decorate

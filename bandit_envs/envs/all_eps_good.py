@@ -28,6 +28,7 @@ and, where the paper gives one, ``"threshold_hint"`` (the *expected* threshold).
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 from typing import Any
@@ -35,16 +36,16 @@ from typing import Any
 import numpy as np
 
 from bandit_envs.core.env import PureExplorationEnv
-from bandit_envs.core.models import LinearGaussian, MisspecifiedLinearGaussian, RewardModel
-from bandit_envs.core.tasks import AllEpsilonGood, Task
+from bandit_envs.core.models import LinearGaussian, MisspecifiedLinearGaussian
+from bandit_envs.core.tasks import AllEpsilonGood
 from bandit_envs.core.validation import (
     array_ndim,
-    check_finite,
     check_matrix,
     check_nonnegative,
     check_positive_int,
-    env_factory,
 )
+from bandit_envs.envs._common import build_env, check_positive
+from bandit_envs.envs.registration import env_factory, probe_problem
 from bandit_envs.errors import InvalidInstanceError, InvalidParameterError
 
 __all__ = [
@@ -75,42 +76,12 @@ _BLOCK = 64
 #: blocks tried before a rejection sampler gives up.
 _MAX_BLOCKS = 1000
 
+#: the decorator of this family's ids.
+declare = functools.partial(env_factory, family="all eps-good", task="all_eps_good")
+
 
 # --------------------------------------------------------------------------------------------
 # shared helpers
-
-
-def _setting(delta: float | None, budget: int | None, default: float) -> dict[str, Any]:
-    if delta is None and budget is None:
-        return {"delta": default}
-    return {"delta": delta, "budget": budget}
-
-
-def _positive(value: Any, name: str, who: str) -> float:
-    out = check_finite(value, name, who)
-    if out <= 0.0:
-        raise InvalidParameterError(f"{who}: {name} must be > 0; got {value!r}.")
-    return out
-
-
-def _env(
-    model: RewardModel,
-    task: Task,
-    who: str,
-    info: dict[str, Any],
-    delta: float | None,
-    budget: int | None,
-    default_delta: float,
-    env_kwargs: dict[str, Any],
-) -> PureExplorationEnv:
-    return PureExplorationEnv(
-        model,
-        task,
-        name=who,
-        instance_info=info,
-        **_setting(delta, budget, default_delta),
-        **env_kwargs,
-    )
 
 
 def _round_half_up(x: np.ndarray) -> np.ndarray:
@@ -260,7 +231,7 @@ def adaptive_draw(
         ``instance_seed``).
     """
     d = check_positive_int(d, "d", who, minimum=2)
-    epsilon = _positive(epsilon, "epsilon", who)
+    epsilon = check_positive(epsilon, "epsilon", who)
     m = check_positive_int(m, "m", who, minimum=2)
     if m % 2:
         raise InvalidParameterError(
@@ -268,7 +239,7 @@ def adaptive_draw(
             f"disturbing arms); got {m!r}."
         )
     m_var = check_nonnegative(m_var, "m_var", who)
-    x_mean = _positive(x_mean, "x_mean", who)
+    x_mean = check_positive(x_mean, "x_mean", who)
     x_std = check_nonnegative(x_std, "x_std", who)
     if not isinstance(paper_literal, (bool, np.bool_)):
         raise InvalidParameterError(
@@ -285,7 +256,7 @@ def adaptive_draw(
     if x_tilde is None:
         x_tilde = draw_x_tilde(rng_x, x_mean, x_std, who)
     else:
-        x_tilde = _positive(x_tilde, "x_tilde", who)
+        x_tilde = check_positive(x_tilde, "x_tilde", who)
     features, theta = adaptive_instance(d, m_tilde, x_tilde, epsilon, m, bool(paper_literal))
     info = {
         "d": d,
@@ -300,7 +271,15 @@ def adaptive_draw(
     return features, theta, info
 
 
-@env_factory("LinearEpsGood-Adaptive-v0")
+@declare(
+    "LinearEpsGood-Adaptive-v0",
+    summary="e1..e_d plus 1.5m - m~ unit disturbing arms just below the threshold; m~ good arms; "
+    "(m~, X~) drawn from instance_seed; the on-threshold arm fixed (paper_literal=True for the "
+    "printed one, refused)",
+    source="Li, Ma, Hua & Zhu 2025 (LinFACT), App. EC.12.1, Table 1 settings 1-6",
+    default_delta=DEFAULT_DELTA,
+    quick={"d": 4, "m_tilde": 2, "x_tilde": 1.0, "epsilon": 0.3, "sigma": 0.1},
+)
 def make_adaptive(
     d: int = 8,
     epsilon: float = 0.1,
@@ -370,7 +349,7 @@ def make_adaptive(
     task = AllEpsilonGood(epsilon, hints={"m_hint": float(m), "threshold_hint": info["x_mean"]})
     info["sigma"] = sigma
     try:
-        return _env(model, task, who, info, delta, budget, DEFAULT_DELTA, env_kwargs)
+        return build_env(model, task, who, info, delta, budget, env_kwargs)
     except InvalidInstanceError as exc:
         if not paper_literal:  # pragma: no cover - the fixed construction is always well posed
             raise
@@ -395,7 +374,15 @@ def static_instance(d: int, m_tilde: int, gap: float) -> tuple[np.ndarray, np.nd
     return np.eye(d), theta
 
 
-@env_factory("LinearEpsGood-Static-v0")
+@declare(
+    "LinearEpsGood-Static-v0",
+    summary="arms e1..e_d, m~ of them with mean Delta, the others 0, epsilon = Delta/2; m~ drawn "
+    "from instance_seed",
+    source="Li, Ma, Hua & Zhu 2025 (LinFACT), App. EC.12.2, Table 1 settings 7-9, after Xu, "
+    "Honda & Sugiyama 2018",
+    default_delta=DEFAULT_DELTA,
+    quick={"d": 4, "m_tilde": 2, "sigma": 0.2},
+)
 def make_static(
     d: int = 8,
     m: float = 4.0,
@@ -442,8 +429,8 @@ def make_static(
     """
     who = "LinearEpsGood-Static-v0"
     d = check_positive_int(d, "d", who, minimum=2)
-    m = _positive(m, "m", who)
-    gap = _positive(Delta, "Delta", who)
+    m = check_positive(m, "m", who)
+    gap = check_positive(Delta, "Delta", who)
     m_var = check_nonnegative(m_var, "m_var", who)
     sigma = check_nonnegative(sigma, "sigma", who)
     instance_seed = check_positive_int(instance_seed, "instance_seed", who, minimum=0)
@@ -463,7 +450,7 @@ def make_static(
         "sigma": sigma,
         "instance_seed": instance_seed,
     }
-    return _env(model, task, who, info, delta, budget, DEFAULT_DELTA, env_kwargs)
+    return build_env(model, task, who, info, delta, budget, env_kwargs)
 
 
 # --------------------------------------------------------------------------------------------
@@ -534,7 +521,16 @@ def free_wilson_instance(
     )
 
 
-@env_factory("LinearEpsGood-FreeWilson-v0")
+@declare(
+    "LinearEpsGood-FreeWilson-v0",
+    summary="SYNTHETIC drug discovery: 960 compounds (5 sites, l = 4,5,4,3,4), 21 Free-Wilson "
+    "indicator features of rank 16, random contributions from instance_seed (the paper's "
+    "coefficients are not available), epsilon set so that exactly n_good compounds are good",
+    source="structure of Li, Ma, Hua & Zhu 2025 (LinFACT), Sec. 7.2, and Katz, Osborne & "
+    "Ionescu 1977; synthetic contributions",
+    default_delta=FREE_WILSON_DELTA,
+    quick={"sites": (2, 3, 2), "n_good": 3, "sigma": 0.2},
+)
 def make_free_wilson(
     sites: tuple[int, ...] = FREE_WILSON_SITES,
     n_good: int = 20,
@@ -598,7 +594,7 @@ def make_free_wilson(
             f"{who}: n_good must be an integer in [1, {k - 1}] (some compound must be bad); "
             f"got {n_good!r}."
         )
-    scale = _positive(scale, "scale", who)
+    scale = check_positive(scale, "scale", who)
     min_gap = check_nonnegative(min_gap, "min_gap", who)
     sigma = check_nonnegative(sigma, "sigma", who)
     instance_seed = check_positive_int(instance_seed, "instance_seed", who, minimum=0)
@@ -615,14 +611,20 @@ def make_free_wilson(
         "instance_seed": instance_seed,
         "synthetic": True,
     }
-    return _env(model, task, who, info, delta, budget, FREE_WILSON_DELTA, env_kwargs)
+    return build_env(model, task, who, info, delta, budget, env_kwargs)
 
 
 # --------------------------------------------------------------------------------------------
 # custom
 
 
-@env_factory("LinearEpsGood-Custom-v0")
+@declare(
+    "LinearEpsGood-Custom-v0",
+    summary="your own features (K x h) and theta, or means alone (unstructured), or features "
+    "with means (misspecified); epsilon, multiplicative, sigma (no arrays: a two-arm example "
+    "with T* = 32)",
+    default_delta=DEFAULT_DELTA,
+)
 def make_custom(
     features: Any = None,
     theta: Any = None,
@@ -690,7 +692,7 @@ def make_custom(
         )
     if epsilon is None:
         raise InvalidParameterError(f"{who}: epsilon= is required; e.g. {example}.")
-    epsilon = _positive(epsilon, "epsilon", who)
+    epsilon = check_positive(epsilon, "epsilon", who)
     if not isinstance(multiplicative, (bool, np.bool_)):
         raise InvalidParameterError(
             f"{who}: multiplicative must be True or False; got {multiplicative!r}."
@@ -736,4 +738,43 @@ def make_custom(
         "multiplicative": bool(multiplicative),
         "sigma": sigma,
     }
-    return _env(model, task, who, info, delta, budget, DEFAULT_DELTA, env_kwargs)
+    return build_env(model, task, who, info, delta, budget, env_kwargs)
+
+
+# --------------------------------------------------------------------------- probe problems
+
+
+def _probe(
+    features: Any, theta: Any, eps: float, sigma: float, name: str, **setting: Any
+) -> PureExplorationEnv:
+    model = LinearGaussian(features, theta, sigma)
+    return PureExplorationEnv(model, AllEpsilonGood(eps), name=name, **setting)
+
+
+_PLANE = np.array([[1.0, 0.0], [0.0, 1.0], [np.cos(0.5), np.sin(0.5)]])
+_RANK2 = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 1.0, 0.0], [0.5, 0.2, 0.0]])
+
+
+@probe_problem("all_eps_good", "3 arms in the plane, eps 0.4")
+def _probe_plane(**setting: Any) -> PureExplorationEnv:
+    return _probe(_PLANE, [1.0, 0.0], 0.4, 0.5, "probe-eps-plane", **setting)
+
+
+@probe_problem("all_eps_good", "easy: 3 arms, means 1, 0.8, 0, eps 0.5, sigma 0.2", easy=True)
+def _probe_easy(**setting: Any) -> PureExplorationEnv:
+    return _probe(np.eye(3), [1.0, 0.8, 0.0], 0.5, 0.2, "probe-eps-easy", **setting)
+
+
+@probe_problem("all_eps_good", "K=2, h=1, eps 0.2")
+def _probe_two_arms(**setting: Any) -> PureExplorationEnv:
+    return _probe([[1.0], [0.5]], [1.0], 0.2, 0.3, "probe-eps-k2-h1", **setting)
+
+
+@probe_problem("all_eps_good", "rank-deficient features (K=4, h=3, rank 2), eps 0.5")
+def _probe_rank2(**setting: Any) -> PureExplorationEnv:
+    return _probe(_RANK2, [1.0, 0.3, 5.0], 0.5, 0.3, "probe-eps-rank2", **setting)
+
+
+@probe_problem("all_eps_good", "noiseless (sigma=0), eps 0.4")
+def _probe_noiseless(**setting: Any) -> PureExplorationEnv:
+    return _probe(_PLANE, [1.0, 0.0], 0.4, 0.0, "probe-eps-noiseless", **setting)

@@ -26,7 +26,9 @@ Random instances are drawn from ``instance_seed``; the episode seed changes the 
 
 from __future__ import annotations
 
+import functools
 import numbers
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -38,8 +40,8 @@ from bandit_envs.core.validation import (
     check_matrix,
     check_nonnegative,
     check_positive_int,
-    env_factory,
 )
+from bandit_envs.envs.registration import env_factory, probe_problem
 from bandit_envs.errors import InvalidInstanceError, InvalidParameterError
 from bandit_envs.theory import lp
 
@@ -144,18 +146,26 @@ _MAX_DRAWS = 10_000
 # shared helpers
 
 
-def _setting(
-    delta: float | None, budget: int | None, max_samples: int | None, default_budget: int
-) -> dict[str, Any]:
-    """Fixed budget by default; ``delta=`` (or ``max_samples=`` alone) selects fixed confidence."""
-    if delta is None and budget is None:
-        if max_samples is not None:
-            return {"delta": DEFAULT_DELTA, "max_samples": max_samples}
-        return {"budget": default_budget}
+def _setting(delta: float | None, budget: int | None, max_samples: int | None) -> dict[str, Any]:
+    """The setting keywords (the id's decorator has filled in the default setting)."""
     out: dict[str, Any] = {"delta": delta, "budget": budget}
     if max_samples is not None:
         out["max_samples"] = max_samples
     return out
+
+
+def _random_budget(arguments: Mapping[str, Any]) -> int:
+    """The default budget of ``ConstrainedMixed-Random-v0``: by the number of constraints L."""
+    return RANDOM_BUDGETS.get(arguments.get("L", 2), RANDOM_BUDGETS[2])
+
+
+#: the decorator of this family's ids.
+declare = functools.partial(
+    env_factory,
+    family="constrained best mixed arm",
+    task="constrained_mixed",
+    default_delta=DEFAULT_DELTA,
+)
 
 
 def _grid_costs() -> np.ndarray:
@@ -216,7 +226,13 @@ def table1_instance(name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.array(TABLE1[name], dtype=np.float64).ravel(), _grid_costs(), np.ones(2)
 
 
-@env_factory("ConstrainedMixed-Table1-v0")
+@declare(
+    "ConstrainedMixed-Table1-v0",
+    summary="K=24 arms on the cost grid c1 x c2, L=2, cbar=(1,1); answer = optimal LP basis over "
+    "26 items (slacks 24, 25); instance in D1P, D2P, D3P, D1I, D2I, D3I",
+    source="Tang, Jain, Nayyar & Nuzzo 2024 (arXiv 2405.15090), App. C, Table 1",
+    default_budget=TABLE1_BUDGET,
+)
 def make_table1(
     instance: str = "D1P",
     sigma_r: float = 1.0,
@@ -267,7 +283,7 @@ def make_table1(
         sigma_r,
         sigma_c,
         info,
-        _setting(delta, budget, max_samples, TABLE1_BUDGET),
+        _setting(delta, budget, max_samples),
         env_kwargs,
     )
 
@@ -291,7 +307,15 @@ def hard_instance(k: int = 16) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return rewards, costs[None, :], np.ones(1)
 
 
-@env_factory("ConstrainedMixed-Hard-v0")
+@declare(
+    "ConstrainedMixed-Hard-v0",
+    summary="L=1: arm 0 (0, 0), arm 1 (1.2, 1.2) just infeasible, K-2 clones at (0.9, 0.8) just "
+    "below the optimal segment, so the Lagrangian score (SFSR-L) rejects arm 0 (reconstructed "
+    "numbers 'H2r')",
+    source="Tang, Jain, Nayyar & Nuzzo 2024, App. A",
+    default_budget=HARD_BUDGET,
+    quick={"K": 4},
+)
 def make_hard(
     K: int = 16,  # noqa: N803 - the paper's name for the number of arms
     sigma_r: float = 1.0,
@@ -335,7 +359,7 @@ def make_hard(
         sigma_r,
         sigma_c,
         info,
-        _setting(delta, budget, max_samples, HARD_BUDGET),
+        _setting(delta, budget, max_samples),
         env_kwargs,
     )
 
@@ -366,7 +390,15 @@ L1_INSTANCES: dict[str, tuple[tuple[float, ...], tuple[float, ...]]] = {
 L1_BUDGET = 5_000
 
 
-@env_factory("ConstrainedMixed-L1-v0")
+@declare(
+    "ConstrainedMixed-L1-v0",
+    summary="K=16, L=1, cbar=1: reconstructed stand-ins for the paper's Fig. 2-3 (not its "
+    "numbers): A1r (deterministic optimum), A2r, A3r (two-arm mixes), H1r (support arm just "
+    "above cbar), H2r (App. A)",
+    source="Tang, Jain, Nayyar & Nuzzo 2024, Sec. 5 (reconstructions)",
+    default_budget=L1_BUDGET,
+    quick={"instance": "A2r"},
+)
 def make_l1(
     instance: str = "A1r",
     sigma_r: float = 1.0,
@@ -425,7 +457,7 @@ def make_l1(
         sigma_r,
         sigma_c,
         info,
-        _setting(delta, budget, max_samples, L1_BUDGET),
+        _setting(delta, budget, max_samples),
         env_kwargs,
     )
 
@@ -528,7 +560,15 @@ def l1_instance(
     )
 
 
-@env_factory("ConstrainedMixed-Random-v0")
+@declare(
+    "ConstrainedMixed-Random-v0",
+    summary="L=2: the Appendix-C generator (grid costs, r = 1 / c1 / c1+c2 minus W, W a "
+    "permutation 'P' or i.i.d. 'I', redrawn until j support arms, +0.02 on them); L=1: the "
+    "A1r/A2r recipes with K arms (not the paper's); default budget 40000 (L=2) or 5000 (L=1)",
+    source="Tang, Jain, Nayyar & Nuzzo 2024, App. C",
+    default_budget=_random_budget,
+    quick={"L": 1, "K": 6},
+)
 def make_random(
     L: int = 2,  # noqa: N803 - the paper's name for the number of constraints
     family: int = 1,
@@ -624,7 +664,7 @@ def make_random(
         sigma_r,
         sigma_c,
         info,
-        _setting(delta, budget, max_samples, RANDOM_BUDGETS[int(L)]),
+        _setting(delta, budget, max_samples),
         env_kwargs,
     )
 
@@ -638,7 +678,12 @@ _TOY_REWARDS = (0.3, 1.2, 0.8, 0.5, 1.0)
 _TOY_COSTS = (0.2, 1.1, 0.6, 1.4, 1.6)
 
 
-@env_factory("ConstrainedMixed-Custom-v0")
+@declare(
+    "ConstrainedMixed-Custom-v0",
+    summary="your own rewards (K), costs (L x K), thresholds (L), known_arms, sigma_r, sigma_c "
+    "(no arrays: a K=5, L=1 toy)",
+    default_budget=CUSTOM_BUDGET,
+)
 def make_custom(
     rewards: Any = None,
     costs: Any = None,
@@ -712,7 +757,66 @@ def make_custom(
         sigma_r,
         sigma_c,
         info,
-        _setting(delta, budget, max_samples, CUSTOM_BUDGET),
+        _setting(delta, budget, max_samples),
         env_kwargs,
         known_arms=known_arms,
+    )
+
+
+# --------------------------------------------------------------------------- probe problems
+# All satisfy Assumption 1 of Tang et al.: mixed and deterministic optima, L = 2, a known arm,
+# an infeasible instance (answer ∅) and a noiseless one.
+
+
+def _probe(
+    rewards: Any,
+    costs: Any,
+    thresholds: Any,
+    name: str,
+    *,
+    sigma: tuple[float, float] = (1.0, 0.5),
+    known: Any = (),
+    **setting: Any,
+) -> PureExplorationEnv:
+    model = ConstrainedGaussian(rewards, costs, sigma[0], sigma[1], known_arms=known)
+    return PureExplorationEnv(model, ConstrainedMixedSupport(thresholds), name=name, **setting)
+
+
+_TOY_REWARDS, _TOY_COSTS = [0.3, 1.2, 0.8, 0.5, 1.0], [[0.2, 1.1, 0.6, 1.4, 1.6]]
+
+
+@probe_problem("constrained_mixed", "K=5, L=1, mixed optimum {1, 2}")
+def _probe_toy(**setting: Any) -> PureExplorationEnv:
+    return _probe(_TOY_REWARDS, _TOY_COSTS, [1.0], "probe-cm-toy", **setting)
+
+
+@probe_problem(
+    "constrained_mixed", "easy: K=3, L=1, deterministic optimum {0, slack}, sigma 0.1", easy=True
+)
+def _probe_easy(**setting: Any) -> PureExplorationEnv:
+    rewards, costs = [1.0, 0.2, 0.5], [[0.5, 0.4, 0.3]]
+    return _probe(rewards, costs, [1.0], "probe-cm-easy", sigma=(0.1, 0.05), **setting)
+
+
+@probe_problem("constrained_mixed", "K=4, L=2")
+def _probe_two_constraints(**setting: Any) -> PureExplorationEnv:
+    rewards = [1.0, 0.2, 1.5, 0.6]
+    costs = [[0.5, 0.3, 1.5, 1.2], [0.4, 1.6, 0.6, 0.5]]
+    return _probe(rewards, costs, [1.0, 1.0], "probe-cm-l2", **setting)
+
+
+@probe_problem("constrained_mixed", "K=5, L=1, arm 4 known")
+def _probe_known(**setting: Any) -> PureExplorationEnv:
+    return _probe(_TOY_REWARDS, _TOY_COSTS, [1.0], "probe-cm-known", known=(4,), **setting)
+
+
+@probe_problem("constrained_mixed", "infeasible (every cost above the threshold; answer ∅)")
+def _probe_infeasible(**setting: Any) -> PureExplorationEnv:
+    return _probe([1.0, 0.5, 0.2], [[2.0, 2.5, 3.0]], [1.0], "probe-cm-infeasible", **setting)
+
+
+@probe_problem("constrained_mixed", "noiseless (sigma=0), K=5, L=1")
+def _probe_noiseless(**setting: Any) -> PureExplorationEnv:
+    return _probe(
+        _TOY_REWARDS, _TOY_COSTS, [1.0], "probe-cm-noiseless", sigma=(0.0, 0.0), **setting
     )

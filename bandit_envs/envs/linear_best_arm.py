@@ -7,6 +7,7 @@ with neither, the id's default δ is used.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -20,15 +21,12 @@ from bandit_envs.core.validation import (
     check_finite,
     check_nonnegative,
     check_positive_int,
-    env_factory,
 )
+from bandit_envs.envs.registration import env_factory, probe_problem
 from bandit_envs.errors import InvalidParameterError
 
-
-def _setting(delta: float | None, budget: int | None, default_delta: float) -> dict[str, Any]:
-    if delta is None and budget is None:
-        return {"delta": default_delta}
-    return {"delta": delta, "budget": budget}
+#: the decorator of this family's ids.
+declare = functools.partial(env_factory, family="linear best arm", task="best_arm")
 
 
 def soare_features(d: int, omega: float) -> np.ndarray:
@@ -38,7 +36,13 @@ def soare_features(d: int, omega: float) -> np.ndarray:
     return features
 
 
-@env_factory("LinearBAI-Soare-v0")
+@declare(
+    "LinearBAI-Soare-v0",
+    summary="e1..e_d plus an arm at angle omega from e1; theta = scale*e1",
+    source="Soare, Lazaric & Munos 2014, Sec. 6",
+    default_delta=0.05,
+    quick={"omega": 0.5},
+)
 def make_soare(
     d: int = 2,
     omega: float = 0.1,
@@ -78,54 +82,19 @@ def make_soare(
         BestArm(),
         name=who,
         instance_info=info,
-        **_setting(delta, budget, 0.05),
+        delta=delta,
+        budget=budget,
         **env_kwargs,
     )
 
 
-@env_factory("LinearBAI-Custom-v0")
-def make_custom(
-    features: Any = None,
-    theta: Any = None,
-    sigma: float = 1.0,
-    *,
-    delta: float | None = None,
-    budget: int | None = None,
-    **env_kwargs: Any,
-) -> PureExplorationEnv:
-    """``LinearBAI-Custom-v0``: best-arm identification on your own linear instance.
-
-    Args:
-        features: K×h arm features (identity for an unstructured Gaussian bandit).
-        theta: the parameter θ, shape (h,).
-        sigma: noise standard deviation (0 gives a noiseless instance).
-        delta: confidence δ (fixed confidence; the default, 0.05, when no budget is given).
-        budget: number of pulls T (fixed budget).
-        **env_kwargs: further :class:`~bandit_envs.PureExplorationEnv` keywords
-            (``max_samples``, ``sample_cost``, ``correct_reward``, ``wrong_reward``,
-            ``render_mode``).
-    """
-    who = "LinearBAI-Custom-v0"
-    if features is None or theta is None:
-        raise InvalidParameterError(
-            f"{who}: features= (K×h array) and theta= (length-h array) are required, e.g. "
-            f"gym.make('{who}', features=np.eye(3), theta=[1.0, 0.5, 0.2])."
-        )
-    if array_ndim(theta, "theta", who) != 1:
-        raise InvalidParameterError(
-            f"{who}: theta must be a 1-D array (one parameter per feature); got shape "
-            f"{np.shape(theta)}. Multi-output models belong to the Pareto-set ids."
-        )
-    sigma = check_nonnegative(sigma, "sigma", who)
-    model = LinearGaussian(features, theta, sigma)
-    if model.n_arms < 2:
-        raise InvalidParameterError(f"{who}: features must have at least 2 rows (arms); got 1.")
-    return PureExplorationEnv(
-        model, BestArm(), name=who, **_setting(delta, budget, 0.05), **env_kwargs
-    )
-
-
-@env_factory("LinearBAI-Basis-v0")
+@declare(
+    "LinearBAI-Basis-v0",
+    summary="arms e1..e_d, theta = (gap, 0, ...)",
+    source="Zaki, Mohan & Gopalan (PELEG), setting 1",
+    default_delta=0.1,
+    quick={"gap": 0.5, "d": 3},
+)
 def make_basis(
     d: int = 5,
     gap: float = 0.2,
@@ -156,7 +125,8 @@ def make_basis(
         BestArm(),
         name=who,
         instance_info=info,
-        **_setting(delta, budget, 0.1),
+        delta=delta,
+        budget=budget,
         **env_kwargs,
     )
 
@@ -179,7 +149,14 @@ def sphere_instance(
     return arms, theta
 
 
-@env_factory("LinearBAI-Sphere-v0")
+@declare(
+    "LinearBAI-Sphere-v0",
+    summary="n_arms arms uniform on the sphere of R^d, theta = u + gamma (v - u) for the two "
+    "closest arms",
+    source="Tao, Blanco & Zhou 2018, via Zaki, Mohan & Gopalan (PELEG), setting 2",
+    default_delta=0.1,
+    quick={"n_arms": 8, "d": 3},
+)
 def make_sphere(
     n_arms: int = 100,
     d: int = 10,
@@ -222,6 +199,91 @@ def make_sphere(
         BestArm(),
         name=who,
         instance_info=info,
-        **_setting(delta, budget, 0.1),
+        delta=delta,
+        budget=budget,
         **env_kwargs,
     )
+
+
+@declare(
+    "LinearBAI-Custom-v0",
+    summary="your own features (K x h), theta and sigma",
+    default_delta=0.05,
+)
+def make_custom(
+    features: Any = None,
+    theta: Any = None,
+    sigma: float = 1.0,
+    *,
+    delta: float | None = None,
+    budget: int | None = None,
+    **env_kwargs: Any,
+) -> PureExplorationEnv:
+    """``LinearBAI-Custom-v0``: best-arm identification on your own linear instance.
+
+    Args:
+        features: K×h arm features (identity for an unstructured Gaussian bandit).
+        theta: the parameter θ, shape (h,).
+        sigma: noise standard deviation (0 gives a noiseless instance).
+        delta: confidence δ (fixed confidence; the default, 0.05, when no budget is given).
+        budget: number of pulls T (fixed budget).
+        **env_kwargs: further :class:`~bandit_envs.PureExplorationEnv` keywords
+            (``max_samples``, ``sample_cost``, ``correct_reward``, ``wrong_reward``,
+            ``render_mode``).
+    """
+    who = "LinearBAI-Custom-v0"
+    if features is None or theta is None:
+        raise InvalidParameterError(
+            f"{who}: features= (K×h array) and theta= (length-h array) are required, e.g. "
+            f"gym.make('{who}', features=np.eye(3), theta=[1.0, 0.5, 0.2])."
+        )
+    if array_ndim(theta, "theta", who) != 1:
+        raise InvalidParameterError(
+            f"{who}: theta must be a 1-D array (one parameter per feature); got shape "
+            f"{np.shape(theta)}. Multi-output models belong to the Pareto-set ids."
+        )
+    sigma = check_nonnegative(sigma, "sigma", who)
+    model = LinearGaussian(features, theta, sigma)
+    if model.n_arms < 2:
+        raise InvalidParameterError(f"{who}: features must have at least 2 rows (arms); got 1.")
+    return PureExplorationEnv(model, BestArm(), name=who, delta=delta, budget=budget, **env_kwargs)
+
+
+# --------------------------------------------------------------------------- probe problems
+
+
+def _probe(
+    features: Any, theta: Any, sigma: float, name: str, **setting: Any
+) -> PureExplorationEnv:
+    return PureExplorationEnv(
+        LinearGaussian(features, theta, sigma), BestArm(), name=name, **setting
+    )
+
+
+_PLANE = np.array([[1.0, 0.0], [0.0, 1.0], [np.cos(0.5), np.sin(0.5)]])
+_RANK2 = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 1.0, 0.0], [0.5, 0.2, 0.0]])
+
+
+@probe_problem("best_arm", "3 arms in the plane")
+def _probe_plane(**setting: Any) -> PureExplorationEnv:
+    return _probe(_PLANE, [1.0, 0.0], 0.5, "probe-plane", **setting)
+
+
+@probe_problem("best_arm", "easy: 3 arms, gap 1, sigma 0.2", easy=True)
+def _probe_easy(**setting: Any) -> PureExplorationEnv:
+    return _probe(np.eye(3), [1.0, 0.0, -0.5], 0.2, "probe-easy", **setting)
+
+
+@probe_problem("best_arm", "K=2, h=1")
+def _probe_two_arms(**setting: Any) -> PureExplorationEnv:
+    return _probe([[1.0], [0.5]], [1.0], 0.3, "probe-k2-h1", **setting)
+
+
+@probe_problem("best_arm", "rank-deficient features (K=4, h=3, rank 2)")
+def _probe_rank2(**setting: Any) -> PureExplorationEnv:
+    return _probe(_RANK2, [1.0, 0.3, 5.0], 0.3, "probe-rank2", **setting)
+
+
+@probe_problem("best_arm", "noiseless (sigma=0)")
+def _probe_noiseless(**setting: Any) -> PureExplorationEnv:
+    return _probe(_PLANE, [1.0, 0.0], 0.0, "probe-noiseless", **setting)

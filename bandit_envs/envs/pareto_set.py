@@ -20,6 +20,7 @@ neither, δ = 0.1 (the authors' NoC notebook, spec 000 §5.1). ``epsilon > 0`` p
 
 from __future__ import annotations
 
+import functools
 import numbers
 from typing import Any
 
@@ -33,9 +34,9 @@ from bandit_envs.core.validation import (
     check_matrix,
     check_nonnegative,
     check_positive_int,
-    env_factory,
 )
 from bandit_envs.data.datasets import load_energy, load_noc
+from bandit_envs.envs.registration import env_factory, probe_problem
 from bandit_envs.errors import DataError, InvalidParameterError
 from bandit_envs.theory.pareto import psi_gaps
 
@@ -75,10 +76,10 @@ _MARGIN = 1e-9
 # shared helpers
 
 
-def _setting(delta: float | None, budget: int | None) -> dict[str, Any]:
-    if delta is None and budget is None:
-        return {"delta": DEFAULT_DELTA}
-    return {"delta": delta, "budget": budget}
+#: the decorator of this family's ids.
+declare = functools.partial(
+    env_factory, family="multi-output Pareto set", task="pareto_set", default_delta=DEFAULT_DELTA
+)
 
 
 def _check_sigma(sigma: Any, who: str) -> Any:
@@ -131,7 +132,7 @@ def _env(
     task = ParetoSet(_check_epsilon(epsilon, who))
     info = {**info, "epsilon": task.epsilon}
     return PureExplorationEnv(
-        model, task, name=who, instance_info=info, **_setting(delta, budget), **env_kwargs
+        model, task, name=who, instance_info=info, delta=delta, budget=budget, **env_kwargs
     )
 
 
@@ -174,7 +175,14 @@ def noc_instance(features: Any, objectives: Any) -> tuple[np.ndarray, np.ndarray
     return x, -theta_ls
 
 
-@env_factory("LinearPSI-NoC-v0")
+@declare(
+    "LinearPSI-NoC-v0",
+    summary="K=259 Network-on-Chip designs, h=4, d=2; row-normalised features, least-squares "
+    "Theta, both objectives negated",
+    source="Almer, Topham & Franke 2011, via Kone, Kaufmann & Richert (GEGE), Sec. 5",
+    datasets=("noc",),
+    quick_budget=259 * 9,
+)
 def make_noc(
     sigma: Any = None,
     cov: Any = None,
@@ -273,7 +281,15 @@ def energy_instance(
     return x, x @ theta, theta
 
 
-@env_factory("LinearPSI-Energy-v0")
+@declare(
+    "LinearPSI-Energy-v0",
+    summary="K=768 buildings, h=8 (rank 7), d=2 loads negated; means='linear' (least squares) "
+    "or 'raw' (misspecified)",
+    source="Tsanas & Xifara 2012 (UCI Energy efficiency), via Kone, Kaufmann & Richert, App. I.2",
+    datasets=("energy",),
+    quick={"sigma": 0.1},
+    quick_budget=768 * 10,
+)
 def make_energy(
     means: str = "linear",
     sigma: Any = None,
@@ -431,7 +447,13 @@ def synthetic_instance(n_arms: int, instance_seed: int = 0) -> tuple[np.ndarray,
     return np.vstack(chunks), theta
 
 
-@env_factory("LinearPSI-Synthetic-v0")
+@declare(
+    "LinearPSI-Synthetic-v0",
+    summary="h=8, d=2; arms e1..e8 with fixed means plus K-8 rejection-sampled arms, so "
+    "H1,lin and H2,lin do not depend on K",
+    source="Kone, Kaufmann & Richert (GEGE), Sec. 5, Fig. 1-2",
+    quick={"K": 16},
+)
 def make_synthetic(
     K: int = 100,  # noqa: N803 - the paper's name for the number of arms
     sigma: Any = None,
@@ -484,7 +506,11 @@ def make_synthetic(
 # custom
 
 
-@env_factory("LinearPSI-Custom-v0")
+@declare(
+    "LinearPSI-Custom-v0",
+    summary="your own features (K x h) and theta (h x d), or means (K x d) alone (identity "
+    "features: unstructured), or features with means (misspecified); sigma or cov, epsilon",
+)
 def make_custom(
     features: Any = None,
     theta: Any = None,
@@ -577,3 +603,39 @@ def make_custom(
         )
     info = {"kind": kind, "sigma": _sigma_info(model)}
     return _env(model, epsilon, who, info, delta, budget, env_kwargs)
+
+
+# --------------------------------------------------------------------------- probe problems
+
+
+def _probe(
+    features: Any, theta: Any, sigma: float, name: str, **setting: Any
+) -> PureExplorationEnv:
+    model = LinearGaussian(features, theta, sigma)
+    return PureExplorationEnv(model, ParetoSet(), name=name, **setting)
+
+
+_PLANE = np.array([[1.0, 0.0], [0.0, 1.0], [np.cos(0.5), np.sin(0.5)], [0.3, 0.3]])
+_RANK2 = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 1.0, 0.0], [0.5, 0.2, 0.0]])
+
+
+@probe_problem("pareto_set", "4 arms in the plane, 2 objectives")
+def _probe_plane(**setting: Any) -> PureExplorationEnv:
+    return _probe(_PLANE, np.eye(2), 0.5, "probe-psi-plane", **setting)
+
+
+@probe_problem("pareto_set", "easy: 3 arms, all gaps 0.5, sigma 0.2", easy=True)
+def _probe_easy(**setting: Any) -> PureExplorationEnv:
+    theta = [[1.0, 0.5], [0.5, 1.0], [0.0, 0.0]]
+    return _probe(np.eye(3), theta, 0.2, "probe-psi-easy", **setting)
+
+
+@probe_problem("pareto_set", "rank-deficient features (K=4, h=3, rank 2), 2 objectives")
+def _probe_rank2(**setting: Any) -> PureExplorationEnv:
+    theta = [[1.0, 0.2], [0.1, 1.0], [5.0, 5.0]]
+    return _probe(_RANK2, theta, 0.3, "probe-psi-rank2", **setting)
+
+
+@probe_problem("pareto_set", "noiseless (sigma=0), 2 objectives")
+def _probe_noiseless(**setting: Any) -> PureExplorationEnv:
+    return _probe(_PLANE, np.eye(2), 0.0, "probe-psi-noiseless", **setting)

@@ -1,260 +1,285 @@
-"""The environment ids of the suite, registered with Gymnasium on ``import bandit_envs``.
+"""The environment ids of the suite: each factory declares its id, next to its code.
 
-Ids read ``<Structure><Task>-<Instance>-v<k>`` (DESIGN §2.5). Entry points are strings, so
-registering imports nothing heavy; ``gym.make("bandit_envs:<id>")`` imports this package first.
+A family module in :mod:`bandit_envs.envs` decorates each factory with :func:`env_factory`,
+which records an :class:`EnvEntry` (the id, its family and task, what it reproduces, its default
+setting, the data sets it reads, small keywords for quick tests) and checks the keywords
+``gym.make`` passes. :func:`env_entries` imports every module of the folder and returns the
+entries; :func:`register_envs` registers them with Gymnasium (``import bandit_envs`` does it).
+Keyword defaults are those of the factory's signature (:meth:`EnvEntry.keywords`), so they are
+written once. :func:`probe_problem` does the same for the small problems ``agents.check_agent``
+runs agents on. A new family is therefore one new module here, plus its task and model.
+
+Ids read ``<Structure><Task>-<Instance>-v<k>``; ``gym.make("bandit_envs:<id>")`` imports this
+package first.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import difflib
+import functools
+import importlib
+import inspect
+import pkgutil
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 import gymnasium as gym
+
+from bandit_envs.core.env import PureExplorationEnv
+from bandit_envs.errors import InvalidParameterError
+
+__all__ = [
+    "EnvEntry",
+    "Probe",
+    "env_entries",
+    "env_factory",
+    "probe_problem",
+    "probe_problems",
+    "refuse_time_limit",
+    "register_envs",
+]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+#: keywords of every id that choose the setting (see :func:`env_factory`).
+_SETTING_KEYWORDS = ("delta", "budget")
 
 
 @dataclasses.dataclass(frozen=True)
 class EnvEntry:
-    """A catalogue entry: the id, its factory, and what it reproduces."""
+    """A catalogue entry: an id, its factory, and what it reproduces.
+
+    Attributes:
+        id: the registered id.
+        factory: the decorated factory (``gym.make`` calls it).
+        family: the problem family, e.g. ``"linear best arm"``.
+        task: the task name of its problems (``ProblemSpec.task``).
+        summary: what the instance is, in a sentence or two (keyword defaults are not repeated
+            here: :meth:`keywords` reads them from the signature).
+        source: the paper (and section) the instance comes from, or ``"-"``.
+        datasets: real data sets the id reads (names of :mod:`bandit_envs.data`).
+        default_delta: the confidence δ used when neither ``delta`` nor ``budget`` is given, or
+            when only ``max_samples`` is (fixed confidence by default when ``default_budget``
+            is None).
+        default_budget: the budget used when neither ``delta`` nor ``budget`` is given (fixed
+            budget by default), a number or a function of the factory's bound arguments.
+        quick: keywords of a small, fast instance for tests (the zoo matrix test).
+        quick_budget: a fixed budget large enough for every agent on the quick instance.
+    """
 
     id: str
-    entry_point: str
+    factory: Callable[..., PureExplorationEnv]
     family: str
     task: str
     summary: str
     source: str
-    #: real data sets the id reads (names in :data:`bandit_envs.data.datasets.DATASETS`).
     datasets: tuple[str, ...] = ()
+    default_delta: float | None = None
+    default_budget: int | Callable[[Mapping[str, Any]], int] | None = None
+    quick: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    quick_budget: int = 2000
+
+    @property
+    def entry_point(self) -> str:
+        """``"module:function"`` of the factory, as Gymnasium's registry wants it."""
+        return f"{self.factory.__module__}:{self.factory.__name__}"
+
+    def keywords(self) -> dict[str, Any]:
+        """The id's own keywords and their defaults, read from the factory's signature.
+
+        ``delta``/``budget`` are left out (see :meth:`default_setting`), as are the
+        environment's keywords every id accepts (``max_samples``, ``sample_cost``, ...).
+        A keyword without a default (required) maps to ``inspect.Parameter.empty``.
+        """
+        params = inspect.signature(self.factory).parameters.values()
+        return {
+            p.name: p.default
+            for p in params
+            if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL) and p.name not in _SETTING_KEYWORDS
+        }
+
+    def default_setting(self) -> dict[str, Any]:
+        """``{"delta": δ}`` or ``{"budget": T}``: the setting at the default keywords."""
+        if self.default_budget is not None:
+            budget = self.default_budget
+            if callable(budget):
+                budget = budget({k: v for k, v in self.keywords().items()})
+            return {"budget": budget}
+        return {"delta": self.default_delta}
 
 
-ENVS: tuple[EnvEntry, ...] = (
-    EnvEntry(
-        id="LinearBAI-Soare-v0",
-        entry_point="bandit_envs.envs.linear_best_arm:make_soare",
-        family="linear best arm",
-        task="best_arm",
-        summary="e1..e_d plus an arm at angle omega from e1; theta = scale*e1 (keywords d, omega, "
-        "scale, sigma; defaults d=2, omega=0.1, scale=2, sigma=1, delta=0.05)",
-        source="Soare, Lazaric, Munos 2014, Sec. 6 (spec 001 §4.1)",
-    ),
-    EnvEntry(
-        id="LinearBAI-Basis-v0",
-        entry_point="bandit_envs.envs.linear_best_arm:make_basis",
-        family="linear best arm",
-        task="best_arm",
-        summary="arms e1..e_d, theta = (gap, 0, ...) (keywords d, gap, sigma; defaults d=5, "
-        "gap=0.2, sigma=1, delta=0.1)",
-        source="Zaki, Mohan, Gopalan (PELEG), setting 1 (spec 003 §5.2)",
-    ),
-    EnvEntry(
-        id="LinearBAI-Sphere-v0",
-        entry_point="bandit_envs.envs.linear_best_arm:make_sphere",
-        family="linear best arm",
-        task="best_arm",
-        summary="n_arms arms uniform on the sphere of R^d, theta = u + gamma (v - u) for the two "
-        "closest arms (keywords n_arms, d, gamma, sigma, instance_seed; defaults 100, 10, 0.01, "
-        "1, 0; delta=0.1)",
-        source="Tao, Blanco, Zhou 2018 via PELEG setting 2 (spec 003 §5.3)",
-    ),
-    EnvEntry(
-        id="LinearBAI-Custom-v0",
-        entry_point="bandit_envs.envs.linear_best_arm:make_custom",
-        family="linear best arm",
-        task="best_arm",
-        summary="your own features (KxH), theta and sigma; delta= or budget=",
-        source="-",
-    ),
-    EnvEntry(
-        id="LinearPSI-NoC-v0",
-        entry_point="bandit_envs.envs.pareto_set:make_noc",
-        family="multi-output Pareto set",
-        task="pareto_set",
-        summary="K=259 Network-on-Chip designs, h=4, d=2; row-normalised features, least-squares "
-        "Theta, both objectives negated (keywords sigma, cov, epsilon; defaults sigma=0.5, "
-        "delta=0.1; needs the NoC data: BANDIT_ENVS_DATA or download)",
-        source="Almer, Topham, Franke 2011 via Kone, Kaufmann, Richert (GEGE), Sec. 5 "
-        "(spec 000 §5.3)",
-        datasets=("noc",),
-    ),
-    EnvEntry(
-        id="LinearPSI-Energy-v0",
-        entry_point="bandit_envs.envs.pareto_set:make_energy",
-        family="multi-output Pareto set",
-        task="pareto_set",
-        summary="K=768 buildings, h=8 (rank 7), d=2 loads negated; means='linear' (least "
-        "squares) or 'raw' (misspecified) (keywords means, sigma, cov, epsilon; defaults "
-        "'linear', sigma=0.5, delta=0.1; needs the UCI data)",
-        source="Tsanas & Xifara 2012 (UCI Energy efficiency) via Kone et al., App. I.2 "
-        "(spec 000 §5.4)",
-        datasets=("energy",),
-    ),
-    EnvEntry(
-        id="LinearPSI-Synthetic-v0",
-        entry_point="bandit_envs.envs.pareto_set:make_synthetic",
-        family="multi-output Pareto set",
-        task="pareto_set",
-        summary="h=8, d=2; arms e1..e8 with fixed means plus K-8 rejection-sampled arms, so "
-        "H1,lin and H2,lin do not depend on K (keywords K, sigma, instance_seed, cov, epsilon; "
-        "defaults K=100, sigma=0.5, instance_seed=0, delta=0.1)",
-        source="Kone, Kaufmann, Richert (GEGE), Sec. 5, Fig. 1-2 (spec 000 §5.2)",
-    ),
-    EnvEntry(
-        id="LinearPSI-Custom-v0",
-        entry_point="bandit_envs.envs.pareto_set:make_custom",
-        family="multi-output Pareto set",
-        task="pareto_set",
-        summary="your own features (KxH) and theta (Hxd), or means (Kxd) alone (identity "
-        "features: unstructured), or features with means (misspecified); sigma or cov, "
-        "epsilon; delta= or budget=",
-        source="-",
-    ),
-    EnvEntry(
-        id="LinearEpsGood-Adaptive-v0",
-        entry_point="bandit_envs.envs.all_eps_good:make_adaptive",
-        family="all eps-good",
-        task="all_eps_good",
-        summary="e1..e_d plus 1.5m - m~ unit disturbing arms just below the threshold; m~ good "
-        "arms; (m~, X~) drawn from instance_seed; the on-threshold arm fixed (paper_literal=True "
-        "for the printed one, refused) (keywords d, epsilon, m, m_var, x_mean, x_std, m_tilde, "
-        "x_tilde, paper_literal, sigma, instance_seed; defaults 8, 0.1, 4, 3.0, 1.0, 0.1, "
-        "drawn, drawn, False, 1, 0; delta=0.05)",
-        source="Li, Ma, Hua, Zhu (LinFACT), App. EC.12.1, Table 1 settings 1-6 (spec 002 §4.2)",
-    ),
-    EnvEntry(
-        id="LinearEpsGood-Static-v0",
-        entry_point="bandit_envs.envs.all_eps_good:make_static",
-        family="all eps-good",
-        task="all_eps_good",
-        summary="arms e1..e_d, m~ of them with mean Delta, the others 0, epsilon = Delta/2; m~ "
-        "drawn from instance_seed (keywords d, m, Delta, m_var, m_tilde, sigma, instance_seed; "
-        "defaults 8, 4, 1.0, 3.0, drawn, 1, 0; delta=0.05)",
-        source="Li, Ma, Hua, Zhu (LinFACT), App. EC.12.2, Table 1 settings 7-9, after Xu et al. "
-        "2018 (spec 002 §4.3)",
-    ),
-    EnvEntry(
-        id="LinearEpsGood-FreeWilson-v0",
-        entry_point="bandit_envs.envs.all_eps_good:make_free_wilson",
-        family="all eps-good",
-        task="all_eps_good",
-        summary="SYNTHETIC drug discovery: 960 compounds (5 sites, l = 4,5,4,3,4), 21 Free-Wilson "
-        "indicator features of rank 16, random contributions from instance_seed (the paper's "
-        "coefficients are not available), epsilon set so that exactly 20 compounds are good "
-        "(keywords sites, n_good, scale, min_gap, sigma, instance_seed; defaults (4,5,4,3,4), "
-        "20, 2.7, 0.5, 1, 0; delta=0.1)",
-        source="structure of Li, Ma, Hua, Zhu (LinFACT), Sec. 7.2 / Katz et al. 1977; synthetic "
-        "contributions (spec 002 §4.8)",
-    ),
-    EnvEntry(
-        id="LinearEpsGood-Custom-v0",
-        entry_point="bandit_envs.envs.all_eps_good:make_custom",
-        family="all eps-good",
-        task="all_eps_good",
-        summary="your own features (KxH) and theta, or means alone (unstructured), or features "
-        "with means (misspecified); epsilon, multiplicative, sigma; delta= or budget= (no "
-        "arrays: the two-arm example of spec 002 §6, T* = 32)",
-        source="-",
-    ),
-    EnvEntry(
-        id="MisspecifiedEpsGood-Adaptive-v0",
-        entry_point="bandit_envs.envs.misspecified:make_misspecified_adaptive",
-        family="misspecified linear",
-        task="all_eps_good",
-        summary="the adaptive instance plus a deviation Delta_m in the residual space of the "
-        "features, |Delta_m|_inf = L_m: random signs, or adversarial (flips the least-squares "
-        "fit's answer above a flip level); L_m told in ProblemSpec.misspecification unless "
-        "bound_known=False (keywords as LinearEpsGood-Adaptive-v0 plus L_m, deviation, "
-        "bound_known; defaults L_m=0.01, 'random', True; delta=0.05)",
-        source="misspecified model of Li, Ma, Hua, Zhu (LinFACT), Sec. 5, eq. 28-29, on the "
-        "instance of App. EC.12.1 (spec 002 §1.6; the paper has no misspecified experiment)",
-    ),
-    EnvEntry(
-        id="MisspecifiedEpsGood-Custom-v0",
-        entry_point="bandit_envs.envs.misspecified:make_misspecified_custom",
-        family="misspecified linear",
-        task="all_eps_good",
-        summary="your own features with theta and deviation, or with means; L_m (default: the "
-        "arrays' deviation), bound_known, epsilon, multiplicative, sigma, task='all_eps_good' or "
-        "'best_arm'; delta= or budget= (no arrays: a 3-arm example whose deviation flips the "
-        "linear answer)",
-        source="-",
-    ),
-    EnvEntry(
-        id="LogisticEpsGood-Adaptive-v0",
-        entry_point="bandit_envs.envs.misspecified:make_logistic_adaptive",
-        family="generalized linear",
-        task="all_eps_good",
-        summary="Bernoulli outcomes with mean sigmoid(a.theta) on the adaptive instance's "
-        "features and theta; epsilon on the predictor scale, moved to the mean scale so that "
-        "G_eps is unchanged; predictor bound B published in extras (keywords d, epsilon, m, "
-        "m_var, x_mean, x_std, m_tilde, x_tilde, instance_seed; defaults 8, 0.3, 4, 3.0, 1.0, "
-        "0.1, drawn, drawn, 0; delta=0.05)",
-        source="GLM of Li, Ma, Hua, Zhu (LinFACT), Sec. 6, eq. 36 (logistic link), on the "
-        "instance of App. EC.12.1 (spec 002 §1.7; the paper has no GLM experiment)",
-    ),
-    EnvEntry(
-        id="LogisticEpsGood-Custom-v0",
-        entry_point="bandit_envs.envs.misspecified:make_logistic_custom",
-        family="generalized linear",
-        task="all_eps_good",
-        summary="your own logistic bandit: features and theta, or probabilities alone "
-        "(unstructured), or features with probabilities whose logits are linear; epsilon, "
-        "predictor_bound, task='all_eps_good' or 'best_arm'; delta= or budget= (no arrays: a "
-        "3-arm example)",
-        source="-",
-    ),
-    EnvEntry(
-        id="ConstrainedMixed-Table1-v0",
-        entry_point="bandit_envs.envs.constrained_mixed:make_table1",
-        family="constrained best mixed arm",
-        task="constrained_mixed",
-        summary="K=24 arms on the cost grid c1 x c2, L=2, cbar=(1,1); answer = optimal LP basis "
-        "over 26 items (slacks 24, 25); fixed budget (keywords instance in D1P, D2P, D3P, D1I, "
-        "D2I, D3I, sigma_r, sigma_c; defaults 'D1P', 1, 0.5; budget=40000)",
-        source="Tang, Jain, Nayyar, Nuzzo 2024 (arXiv 2405.15090), App. C, Table 1 (spec 004 §4.2)",
-    ),
-    EnvEntry(
-        id="ConstrainedMixed-Hard-v0",
-        entry_point="bandit_envs.envs.constrained_mixed:make_hard",
-        family="constrained best mixed arm",
-        task="constrained_mixed",
-        summary="L=1: arm 0 (0, 0), arm 1 (1.2, 1.2) just infeasible, K-2 clones at (0.9, 0.8) "
-        "just below the optimal segment, so the Lagrangian score (SFSR-L) rejects arm 0 "
-        "(reconstructed numbers 'H2r'; keywords K, sigma_r, sigma_c; defaults 16, 1, 0.5; "
-        "budget=10000)",
-        source="Tang, Jain, Nayyar, Nuzzo 2024, App. A (spec 004 §2.6, §4.5b)",
-    ),
-    EnvEntry(
-        id="ConstrainedMixed-L1-v0",
-        entry_point="bandit_envs.envs.constrained_mixed:make_l1",
-        family="constrained best mixed arm",
-        task="constrained_mixed",
-        summary="K=16, L=1, cbar=1: reconstructed stand-ins for the paper's Fig. 2-3 (not its "
-        "numbers): A1r (deterministic optimum), A2r, A3r (two-arm mixes), H1r (support arm just "
-        "above cbar), H2r (App. A) (keywords instance, sigma_r, sigma_c; defaults 'A1r', 1, 0.5; "
-        "budget=5000)",
-        source="Tang, Jain, Nayyar, Nuzzo 2024, Sec. 5 (reconstructions of spec 004 §4.5b)",
-    ),
-    EnvEntry(
-        id="ConstrainedMixed-Random-v0",
-        entry_point="bandit_envs.envs.constrained_mixed:make_random",
-        family="constrained best mixed arm",
-        task="constrained_mixed",
-        summary="L=2: the Appendix-C generator (grid costs, r = 1 / c1 / c1+c2 minus W, W "
-        "permutation 'P' or i.i.d. 'I', redrawn until j support arms, +0.02 on them); L=1: "
-        "the A1r/A2r recipes with K arms (not the paper's) (keywords L, family, w_mode, K, "
-        "sigma_r, sigma_c, instance_seed; defaults 2, 1, 'P', 16, 1, 0.5, 0; budget=40000 "
-        "(L=2) or 5000 (L=1))",
-        source="Tang, Jain, Nayyar, Nuzzo 2024, App. C (spec 004 §4.2, §4.5b)",
-    ),
-    EnvEntry(
-        id="ConstrainedMixed-Custom-v0",
-        entry_point="bandit_envs.envs.constrained_mixed:make_custom",
-        family="constrained best mixed arm",
-        task="constrained_mixed",
-        summary="your own rewards (K), costs (LxK), thresholds (L), known_arms, sigma_r, "
-        "sigma_c; budget= (default 5000) or delta= (no arrays: the K=5, L=1 toy of spec 004 "
-        "§6)",
-        source="-",
-    ),
+_ENTRIES: dict[str, EnvEntry] = {}
+
+
+@functools.cache
+def _env_keywords() -> tuple[str, ...]:
+    """The keywords every id forwards to :class:`~bandit_envs.PureExplorationEnv`."""
+    params = inspect.signature(PureExplorationEnv.__init__).parameters.values()
+    return tuple(
+        p.name
+        for p in params
+        if p.kind is p.KEYWORD_ONLY and p.name not in ("name", "instance_info", "delta", "budget")
+    )
+
+
+def env_factory(
+    env_id: str,
+    *,
+    family: str,
+    task: str,
+    summary: str,
+    source: str = "-",
+    default_delta: float | None = None,
+    default_budget: int | Callable[[Mapping[str, Any]], int] | None = None,
+    datasets: tuple[str, ...] = (),
+    quick: Mapping[str, Any] | None = None,
+    quick_budget: int = 2000,
+) -> Callable[[_F], _F]:
+    """Declare ``env_id``: decorate its factory with its catalogue facts (see :class:`EnvEntry`).
+
+    The decorated factory (i) refuses an unknown ``gym.make`` keyword with
+    :class:`InvalidParameterError` naming the id, the nearest valid keyword and the full list,
+    instead of Python's bare ``TypeError``; (ii) fills in the default setting: with neither
+    ``delta=`` nor ``budget=``, ``delta=default_delta`` (fixed confidence) or, when
+    ``default_budget`` is set, ``budget=default_budget`` (fixed budget) — in that case
+    ``max_samples=`` alone selects fixed confidence at ``default_delta``. The factory itself
+    takes ``delta`` and ``budget`` keywords (default None) and passes them to
+    :class:`~bandit_envs.PureExplorationEnv`.
+
+    Raises:
+        ValueError: the id is declared twice, or neither default is given.
+    """
+    if default_delta is None and default_budget is None:
+        raise ValueError(f"{env_id}: give default_delta or default_budget.")
+
+    def decorate(factory: _F) -> _F:
+        signature = inspect.signature(factory)
+        own = [
+            p.name
+            for p in signature.parameters.values()
+            if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)
+        ]
+
+        @functools.wraps(factory)
+        def make(*args: Any, **kwargs: Any) -> Any:
+            valid = own + [k for k in _env_keywords() if k not in own]
+            unknown = sorted(set(kwargs) - set(valid))
+            if unknown:
+                close = difflib.get_close_matches(unknown[0], valid, n=1, cutoff=0.6)
+                hint = f" Did you mean {close[0]!r}?" if close else ""
+                names = ", ".join(repr(k) for k in unknown)
+                raise InvalidParameterError(
+                    f"{env_id}: unknown keyword{'s' if len(unknown) > 1 else ''} {names}.{hint} "
+                    f"Valid keywords: {', '.join(valid)}."
+                )
+            if kwargs.get("delta") is None and kwargs.get("budget") is None:
+                if default_budget is None or kwargs.get("max_samples") is not None:
+                    kwargs["delta"] = default_delta
+                else:
+                    bound = signature.bind_partial(*args, **kwargs)
+                    bound.apply_defaults()
+                    budget = default_budget
+                    kwargs["budget"] = budget(bound.arguments) if callable(budget) else budget
+            return factory(*args, **kwargs)
+
+        where = f"{factory.__module__}:{factory.__name__}"
+        if env_id in _ENTRIES and _ENTRIES[env_id].entry_point != where:
+            raise ValueError(f"the id {env_id!r} is declared twice ({where}).")
+        _ENTRIES[env_id] = EnvEntry(
+            id=env_id,
+            factory=make,
+            family=family,
+            task=task,
+            summary=summary,
+            source=source,
+            datasets=tuple(datasets),
+            default_delta=default_delta,
+            default_budget=default_budget,
+            quick=dict(quick or {}),
+            quick_budget=quick_budget,
+        )
+        return make  # type: ignore[return-value]
+
+    return decorate
+
+
+# --------------------------------------------------------------------------- probe problems
+
+
+@dataclasses.dataclass(frozen=True)
+class Probe:
+    """A small problem ``agents.check_agent`` runs agents on.
+
+    Attributes:
+        name: what it is, e.g. ``"rank-deficient features (K=4, h=3, rank 2)"``.
+        task: the task of its problems.
+        build: ``build(**setting)`` returns the environment for setting keywords such as
+            ``delta=0.1, max_samples=20000`` or ``budget=60``.
+        easy: whether a correct fixed-confidence agent must stop on it with the right answer.
+    """
+
+    name: str
+    task: str
+    build: Callable[..., PureExplorationEnv]
+    easy: bool = False
+
+
+_PROBES: list[Probe] = []
+
+
+def probe_problem(task: str, name: str, *, easy: bool = False) -> Callable[[_F], _F]:
+    """Declare the decorated ``build(**setting)`` function as a probe problem of ``task``."""
+
+    def decorate(build: _F) -> _F:
+        if not any(p.task == task and p.name == name for p in _PROBES):
+            _PROBES.append(Probe(name=name, task=task, build=build, easy=easy))
+        return build
+
+    return decorate
+
+
+# --------------------------------------------------------------------------- discovery
+
+
+#: the order in which the catalogue lists the families; a new family module follows them.
+_FAMILY_ORDER = (
+    "linear_best_arm",
+    "pareto_set",
+    "all_eps_good",
+    "misspecified_linear",
+    "generalized_linear",
+    "constrained_mixed",
 )
+
+
+@functools.cache
+def _import_family_modules() -> None:
+    """Import every module of :mod:`bandit_envs.envs`: their decorators fill the catalogue."""
+    package = importlib.import_module("bandit_envs.envs")
+    names = [
+        info.name
+        for info in pkgutil.iter_modules(package.__path__)
+        if not info.name.startswith("_") and info.name != "registration"
+    ]
+    rank = {name: i for i, name in enumerate(_FAMILY_ORDER)}
+    for name in sorted(names, key=lambda n: (rank.get(n, len(rank)), n)):
+        importlib.import_module(f"{package.__name__}.{name}")
+
+
+def env_entries() -> tuple[EnvEntry, ...]:
+    """Every declared id, by family and order of declaration."""
+    _import_family_modules()
+    return tuple(_ENTRIES.values())
+
+
+def probe_problems(task: str | None = None) -> list[Probe]:
+    """The probe problems of ``task`` (all of them when None), in order of declaration."""
+    _import_family_modules()
+    return [p for p in _PROBES if task is None or p.task == task]
+
+
+# --------------------------------------------------------------------------- Gymnasium
 
 
 def refuse_time_limit(env: gym.Env) -> gym.Env:
@@ -262,9 +287,9 @@ def refuse_time_limit(env: gym.Env) -> gym.Env:
 
     Registered as each id's one additional wrapper (Gymnasium applies it after its own
     ``TimeLimit``), it wraps nothing: it only looks at the wrappers below it. A pure-exploration
-    episode ends by the protocol of DESIGN §2.4: the agent's stop action, the fixed budget
-    (``budget=``) or, in fixed confidence, the ``max_samples=`` safety cap, each graded. A
-    ``TimeLimit`` would instead truncate the episode with no answer and no grading, silently.
+    episode ends when the agent stops, at the fixed budget (``budget=``) or, in fixed
+    confidence, at the ``max_samples=`` safety cap, each graded. A ``TimeLimit`` would instead
+    truncate the episode with no answer and no grading, silently.
 
     Args:
         env: the environment ``gym.make`` has built and wrapped so far.
@@ -273,8 +298,6 @@ def refuse_time_limit(env: gym.Env) -> gym.Env:
         InvalidParameterError: ``env`` is wrapped in a ``TimeLimit``.
 
     """
-    from bandit_envs.errors import InvalidParameterError
-
     layer = env
     while isinstance(layer, gym.Wrapper):
         if isinstance(layer, gym.wrappers.TimeLimit):
@@ -301,10 +324,17 @@ _REFUSE_TIME_LIMIT = gym.envs.registration.WrapperSpec(
 
 def register_envs() -> None:
     """Register every id with Gymnasium (idempotent)."""
-    for entry in ENVS:
+    for entry in env_entries():
         if entry.id not in gym.registry:
             gym.register(
                 id=entry.id,
                 entry_point=entry.entry_point,
                 additional_wrappers=(_REFUSE_TIME_LIMIT,),
             )
+
+
+def __getattr__(name: str) -> Any:
+    # ``ENVS``, the tuple of entries of version 0.1, is now computed: env_entries().
+    if name == "ENVS":
+        return env_entries()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

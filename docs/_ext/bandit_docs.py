@@ -89,8 +89,6 @@ def _signature_defaults(func: Any) -> list[tuple[str, str]]:
 
 def write_catalogues(folder: Path) -> None:
     """Write ``envs.md`` and ``agents.md`` (Markdown, MyST) from the registry into ``folder``."""
-    import importlib
-
     from registry.catalogue import AGENTS, ENVS, compatibility_matrix
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -98,19 +96,21 @@ def write_catalogues(folder: Path) -> None:
     envs = [
         "# Environment catalogue",
         "",
-        "Generated from `bandit_envs.envs.registration.ENVS` at every build of these docs "
+        "Generated from the factories' declarations (`bandit_envs.envs.env_entries()`) at every build of these docs "
         f"({len(ENVS)} ids). Every id is registered with Gymnasium: "
         "`gym.make(id, **keywords)`. Keywords marked *required* have no default.",
         "",
     ]
     for entry in ENVS:
         module, _, attr = entry.entry_point.partition(":")
-        factory = getattr(importlib.import_module(module), attr)
+        factory = entry.factory
+        setting = ", ".join(f"{k}={v}" for k, v in entry.default_setting().items())
         agents = sorted(a for (a, e), (ok, _) in matrix.items() if e == entry.id and ok)
         envs += [
             f"## `{entry.id}`",
             "",
-            f"*{entry.family}* — task `{entry.task}`. {entry.summary}.",
+            f"*{entry.family}* — task `{entry.task}`. {entry.summary}. Default setting: "
+            f"`{setting}`.",
             "",
             f"**Source**: {entry.source}"
             + (f" · **data**: {', '.join(entry.datasets)}" if entry.datasets else ""),

@@ -157,4 +157,4 @@ def test_a_task_without_probe_problems_is_skipped_with_the_way_to_add_them():
     for name in ("check_valid_actions", "check_seed_determinism", "check_pickle"):
         assert results[name].status == "skipped"
         assert "no probe problem for the task(s) ['brand_new_task']" in results[name].reason
-        assert "register_probes" in results[name].reason
+        assert "bandit_envs.envs.probe_problem" in results[name].reason

@@ -40,7 +40,7 @@ ALLOWED_WARNINGS = (
 )
 
 
-@pytest.mark.parametrize("env_id", [e.id for e in bandit_envs.envs.registration.ENVS])
+@pytest.mark.parametrize("env_id", [e.id for e in bandit_envs.envs.env_entries()])
 @pytest.mark.parametrize("setting", [{}, {"budget": 50}])
 def test_gymnasium_check_env(env_id, setting):
     skip_without_data(env_id)

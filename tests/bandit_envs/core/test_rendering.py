@@ -51,7 +51,7 @@ def play(env_id):
     return env, start, env.render()
 
 
-@pytest.mark.parametrize("env_id", [e.id for e in bandit_envs.envs.registration.ENVS])
+@pytest.mark.parametrize("env_id", [e.id for e in bandit_envs.envs.env_entries()])
 def test_rgb_array_before_and_after_pulls(env_id):
     env, start, during = play(env_id)
     assert start.shape == SHAPE and start.dtype == np.uint8
@@ -66,7 +66,7 @@ def test_rgb_array_before_and_after_pulls(env_id):
 # the end of an episode computes the instance's complexity (up to ~1 s for the big ones):
 # one id per family in the default suite, every id with `pytest -m slow`.
 _FIRST = {}
-for _entry in bandit_envs.envs.registration.ENVS:
+for _entry in bandit_envs.envs.env_entries():
     _FIRST.setdefault(_entry.family, _entry.id)
 
 
@@ -74,7 +74,7 @@ for _entry in bandit_envs.envs.registration.ENVS:
     "env_id",
     [
         pytest.param(e.id, marks=() if _FIRST[e.family] == e.id else pytest.mark.slow)
-        for e in bandit_envs.envs.registration.ENVS
+        for e in bandit_envs.envs.env_entries()
     ],
 )
 def test_rgb_array_after_the_episode_ends(env_id):

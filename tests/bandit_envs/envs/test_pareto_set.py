@@ -482,6 +482,8 @@ def test_bandit_bench_list_shows_the_psi_ids(capsys):
     out = capsys.readouterr().out
     for env_id in PSI_IDS:
         assert re.search(rf"^  {re.escape(env_id)} +\S", out, re.M), env_id
-    assert "source: Almer, Topham, Franke 2011 via Kone, Kaufmann, Richert (GEGE)" in out
+    assert "source: Almer, Topham & Franke 2011, via Kone, Kaufmann & Richert (GEGE)" in out
     assert "source: Tsanas & Xifara 2012 (UCI Energy efficiency)" in out
-    assert "source: Kone, Kaufmann, Richert (GEGE), Sec. 5, Fig. 1-2 (spec 000 §5.2)" in out
+    assert "source: Kone, Kaufmann & Richert (GEGE), Sec. 5, Fig. 1-2" in out
+    # keyword defaults come from the factory's signature, the setting from its declaration
+    assert "keywords: sigma=None, cov=None, epsilon=0.0; default setting: delta=0.1" in out

@@ -122,7 +122,7 @@ def _probes():
 
 
 def test_policy_agent_passes_check_agent_on_problems_of_its_shape(monkeypatch):
-    monkeypatch.setitem(agents.checks.PROBES, "best_arm", _probes)
+    monkeypatch.setattr(agents.checks, "probe_problems", lambda task: _probes())
     caps = AgentCapabilities(tasks=frozenset({"best_arm"}))
     agent = PolicyAgent(RoundRobinPolicy(3, 3, rounds=20), horizon=1, capabilities=caps)
     results = {r.check: r.status for r in check_agent(agent)}
@@ -138,7 +138,7 @@ def test_check_agent_catches_a_policy_drawing_from_the_global_generator(monkeypa
                 action[0] = np.random.randint(self.n_arms)
             return action, state
 
-    monkeypatch.setitem(agents.checks.PROBES, "best_arm", _probes)
+    monkeypatch.setattr(agents.checks, "probe_problems", lambda task: _probes())
     caps = AgentCapabilities(tasks=frozenset({"best_arm"}))
     agent = PolicyAgent(Noisy(3, 3, rounds=20), horizon=1, capabilities=caps)
     results = {r.check: r.status for r in check_agent(agent, on_fail=None)}

@@ -34,7 +34,7 @@ def make(env_id, **kw):
 def _sample_ids():
     """Per family, its first id and its -Custom-v0 id (registry-driven)."""
     out, seen = [], set()
-    for entry in bandit_envs.envs.registration.ENVS:
+    for entry in bandit_envs.envs.env_entries():
         if entry.family not in seen or entry.id.endswith("-Custom-v0"):
             out.append(entry.id)
             seen.add(entry.family)
