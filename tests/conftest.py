@@ -3,22 +3,22 @@
 from __future__ import annotations
 
 import os
-import sys
-import warnings
 from pathlib import Path
 
 # Seeded results are bit-for-bit reproducible for a given number of BLAS threads: a multithreaded
-# OpenBLAS sums in another order, and an adaptive agent's trajectory can then branch (a near-tie
-# in a design solve). The recorded-result tests were recorded with one thread, which is also what
-# sweep workers use (registry.sweeps), so the suite pins it before NumPy loads BLAS.
+# BLAS sums in another order, and an adaptive agent's trajectory can then branch (a near-tie in a
+# design solve). The recorded-result tests hold trajectories computed with one thread, which is
+# also what sweep workers use (registry.sweeps). So the suite runs BLAS on one thread whatever
+# the machine or the user's environment says: threadpoolctl limits the BLAS already loaded in
+# this process (even if a plugin imported NumPy first), and the variables carry the same limit to
+# subprocesses the tests start.
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
-if "numpy" in sys.modules:  # a plugin imported NumPy first: the pin may not have taken effect
-    warnings.warn(
-        "NumPy was imported before tests/conftest.py could pin BLAS to one thread; "
-        "tests comparing recorded results may fail (set OMP_NUM_THREADS=1).",
-        stacklevel=1,
-    )
+    os.environ[_var] = "1"
+
+import numpy  # noqa: E402, F401  (loads BLAS, so that threadpoolctl sees it)
+from threadpoolctl import threadpool_limits  # noqa: E402
+
+threadpool_limits(limits=1)
 
 import pytest  # noqa: E402
 
