@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ PAGES = sorted(p for p in DOCS.glob("*.md") if p.name != "README.md")
 NEEDS = {"rl.md": "stable_baselines3"}
 #: pages whose examples read a real data set
 NEEDS_DATA = {"getting-started.md": "LinearPSI-NoC-v0"}
+#: a Python block, also one indented inside a list item (dedented before it runs)
 BLOCK = re.compile(r"```python\n(.*?)```", re.S)
 
 
@@ -42,7 +44,8 @@ def test_page_examples_run(page, tmp_path):
         skip_without_data(NEEDS_DATA[page.name])
     script = tmp_path / f"{page.stem}.py"
     script.write_text(
-        "\n".join(b for b in blocks if "class Agent(Protocol)" not in b), encoding="utf-8"
+        "\n".join(textwrap.dedent(b) for b in blocks if "class Agent(Protocol)" not in b),
+        encoding="utf-8",
     )
     out = subprocess.run(
         [sys.executable, str(script)], capture_output=True, text=True, timeout=600, cwd=tmp_path
