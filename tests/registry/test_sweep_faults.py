@@ -1,4 +1,4 @@
-"""Sweeps under faults (issue 11): a worker killed mid-episode (process pool, Ray), a full disk,
+"""Sweeps under faults: a worker killed mid-episode (process pool, Ray), a full disk,
 a corrupted results file. Each test names the exact records it expects on disk afterwards."""
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-import registry.sweeps
 from agents import Uniform
 from bandit_envs.core.runner import episode_seeds
 from bandit_envs.errors import (
@@ -29,6 +28,7 @@ from registry.sweeps import (
     AgentSetting,
     EnvSetting,
     ResultsLog,
+    _pool,
     episode_seed,
     plan,
     read_results,
@@ -163,7 +163,7 @@ def die_at_once(chunk):
 
 def test_workers_that_die_before_any_episode_stop_the_sweep_clearly(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(TESTS))
-    monkeypatch.setattr(registry.sweeps, "_run_marked", die_at_once)
+    monkeypatch.setattr(_pool, "_run_marked", die_at_once)
     folder = tmp_path / "barren"
     with pytest.raises(WorkerLostError) as info:
         sweep([ENV], ["Uniform"], 3, out=folder, backend="process", n_jobs=2, progress=False)
