@@ -49,7 +49,7 @@ from typing import Any
 from agents.common.params import is_number
 from bandit_envs.core.protocols import compatibility
 from bandit_envs.errors import DataError, InvalidParameterError, UnknownNameError
-from registry.catalogue import agent_entry, env_entry, list_agents, make_env
+from registry.catalogue import agent_entry, env_entry, list_agents, make_env, unwrap
 from registry.reporting import clopper_pearson, format_table
 from registry.sweeps import AgentSetting, sweep
 
@@ -306,8 +306,7 @@ def heuristic_note(agent: str, params: Mapping[str, Any] | None = None) -> str |
         >>> heuristic_note("LinearTrackAndStop", {"threshold": "heuristic"})
         "threshold='heuristic': GLR threshold log((1 + log t)/delta) or a constant"
     """
-    card = agent_entry(agent).load().card
-    return card.heuristic_note(agent_parameters(agent, params))
+    return agent_entry(agent).card.heuristic_note(agent_parameters(agent, params))
 
 
 # --------------------------------------------------------------------------- selection
@@ -424,7 +423,7 @@ def audit_cells(
         if missing:
             skipped.append(missing)
             continue
-        spec = make_env(instance.env_id, **instance.env_kwargs(deltas[0])).unwrapped.problem
+        spec = unwrap(make_env(instance.env_id, **instance.env_kwargs(deltas[0]))).problem
         for name in names:
             if compatibility(agent_entry(name).capabilities, spec, name)[0]:
                 cells += [AuditCell(name, instance, d) for d in deltas]

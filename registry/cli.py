@@ -36,6 +36,7 @@ from registry.catalogue import (
     list_envs,
     make_agent,
     make_env,
+    unwrap,
 )
 from registry.config import (
     ConfigError,
@@ -61,9 +62,9 @@ def _cmd_list(args: argparse.Namespace) -> int:
         print(f"  {'':<24} keywords: {keywords}; default setting: {setting}")
         print(f"  {'':<24} source: {entry.source}")
     print("\nAgents (registry.make_agent(name, **params)):")
-    for agent in AGENTS:
-        caps = agent.capabilities
-        print(f"  {agent.name:<24} {agent.summary}")
+    for agent_entry in AGENTS:
+        caps = agent_entry.capabilities
+        print(f"  {agent_entry.name:<24} {agent_entry.summary}")
         print(
             f"  {'':<24} tasks: {', '.join(sorted(caps.tasks))}; settings: "
             f"{', '.join(sorted(caps.settings))}; structure: {', '.join(sorted(caps.structures))}"
@@ -117,7 +118,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
             ],
         )
     )
-    t_star = make_env(env_id).unwrapped.complexity()["lower_bound"]
+    t_star = unwrap(make_env(env_id)).complexity()["lower_bound"]
     print(f"\nT*(theta) = {t_star:.1f}; the error rate must stay below delta.")
     print("\nFixed budget (error rate after the budget is spent):")
     print(format_table(fb, ["agent", "setting", "runs", "error_rate", "seconds_per_episode"]))
