@@ -200,7 +200,7 @@ def compatibility_matrix() -> dict[tuple[str, str], tuple[bool, str]]:
         if missing:
             why = (
                 f"not checked: needs the {missing} data set (set BANDIT_ENVS_DATA, or run "
-                f"`python -m bandit_envs.data.datasets fetch {missing}`)"
+                f"`bandit-bench data fetch {missing}`)"
             )
             out.update({(agent.name, env_id): (False, why) for agent in AGENTS})
             continue
