@@ -49,7 +49,7 @@ from typing import Any
 from agents.common.params import is_number
 from bandit_envs.core.protocols import compatibility
 from bandit_envs.errors import DataError, InvalidParameterError, UnknownNameError
-from registry.catalogue import agent_entry, env_entry, list_agents, make_env
+from registry.catalogue import agent_entry, env_entry, list_agents, make_env, unwrap
 from registry.reporting import clopper_pearson, format_table
 from registry.sweeps import AgentSetting, sweep
 
@@ -113,7 +113,7 @@ class EasyInstance:
 #: one (the constrained family is fixed budget only: no fixed-confidence agent solves it).
 #: "T*" is the instance's characteristic time at σ (``env.unwrapped.complexity()``).
 EASY_INSTANCES: tuple[EasyInstance, ...] = (
-    # ---- linear best arm (001, 003)
+    # ---- linear best arm (Soare, Lazaric & Munos 2014; Zaki, Mohan & Gopalan, PELEG)
     EasyInstance(
         "soare-wide",
         "LinearBAI-Soare-v0",
@@ -154,7 +154,7 @@ EASY_INSTANCES: tuple[EasyInstance, ...] = (
         10**5,
         "means 2, 0, 1: gap 1 at sigma = 1, K = 3, h = 2, T* = 2",
     ),
-    # ---- multi-output Pareto set (000)
+    # ---- multi-output Pareto set (Kone, Kaufmann & Richert, GEGE)
     EasyInstance(
         "psi-custom-4arm",
         "LinearPSI-Custom-v0",
@@ -193,10 +193,10 @@ EASY_INSTANCES: tuple[EasyInstance, ...] = (
         {"sigma": 0.01},
         2 * 10**7,
         "real data, K = 768 fixed, sigma = 0.01. Not in the default audit (GEGE needs 9e5 and "
-        "PAL 2e5 samples per episode, 14 s); needs the Energy data",
+        "PAL 2e5 samples per episode); needs the Energy data",
         default=False,
     ),
-    # ---- all epsilon-good arms (002)
+    # ---- all epsilon-good arms (Li, Ma, Hua & Zhu 2025, LinFACT)
     EasyInstance(
         "epsgood-static-d3",
         "LinearEpsGood-Static-v0",
@@ -233,9 +233,9 @@ EASY_INSTANCES: tuple[EasyInstance, ...] = (
         "LinearEpsGood-Custom-v0",
         {"sigma": 1.0},
         10**5,
-        "the id's built-in example (spec 002 §6): two arms, T* = 32",
+        "the id's built-in example: arms e_1, e_2, theta = (1, 0), epsilon = 1/2, T* = 32",
     ),
-    # ---- misspecified linear (002 §5)
+    # ---- misspecified linear (Li, Ma, Hua & Zhu 2025, Section 5)
     EasyInstance(
         "misspecified-adaptive-d3",
         "MisspecifiedEpsGood-Adaptive-v0",
@@ -258,14 +258,15 @@ EASY_INSTANCES: tuple[EasyInstance, ...] = (
         "means 1.02, 0.02, 0.98 (L_m = 0.02), epsilon = 0.5: good set {0, 2}, arm 1 0.5 below "
         "the threshold; the id's built-in example is a hard one (its deviation flips the answer)",
     ),
-    # ---- generalized linear (002 §6)
+    # ---- generalized linear (Li, Ma, Hua & Zhu 2025, Section 6)
     EasyInstance(
         "logistic-custom-3arm",
         "LogisticEpsGood-Custom-v0",
         {"means": [0.9, 0.5, 0.1], "epsilon": 0.2},
         10**7,
         "unstructured Bernoulli arms 0.9, 0.5, 0.1, epsilon = 0.2: threshold 0.7, gaps 0.2. "
-        "LinFACT-GLM's proven counts (c_min = 0.09) still need ~3e5 samples (batch path: ms)",
+        "LinFACT-GLM's proven counts (c_min = 0.09) still need ~3e5 samples (fast on the batch "
+        "path)",
     ),
     EasyInstance(
         "logistic-adaptive-d3",
@@ -306,8 +307,7 @@ def heuristic_note(agent: str, params: Mapping[str, Any] | None = None) -> str |
         >>> heuristic_note("LinearTrackAndStop", {"threshold": "heuristic"})
         "threshold='heuristic': GLR threshold log((1 + log t)/delta) or a constant"
     """
-    card = agent_entry(agent).load().card
-    return card.heuristic_note(agent_parameters(agent, params))
+    return agent_entry(agent).card.heuristic_note(agent_parameters(agent, params))
 
 
 # --------------------------------------------------------------------------- selection
@@ -374,7 +374,7 @@ def _missing_data(instance: EasyInstance) -> str | None:
         except DataError:
             return (
                 f"{instance.name}: needs the {name} data set (set BANDIT_ENVS_DATA, or run "
-                f"`python -m bandit_envs.data.datasets fetch {name}`)"
+                f"`bandit-bench data fetch {name}`)"
             )
     return None
 
@@ -424,7 +424,7 @@ def audit_cells(
         if missing:
             skipped.append(missing)
             continue
-        spec = make_env(instance.env_id, **instance.env_kwargs(deltas[0])).unwrapped.problem
+        spec = unwrap(make_env(instance.env_id, **instance.env_kwargs(deltas[0]))).problem
         for name in names:
             if compatibility(agent_entry(name).capabilities, spec, name)[0]:
                 cells += [AuditCell(name, instance, d) for d in deltas]

@@ -6,12 +6,14 @@ import dataclasses
 import difflib
 import importlib
 import inspect
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 
 import bandit_envs  # noqa: F401 - registers the ids with Gymnasium
+from agents.base import AgentCard, BaseAgent
 from agents.discovery import find_agents
+from bandit_envs.core.env import PureExplorationEnv
 from bandit_envs.core.protocols import AgentCapabilities, compatibility
 from bandit_envs.envs.registration import EnvEntry, env_entries
 from bandit_envs.errors import InvalidParameterError, UnknownNameError
@@ -26,22 +28,29 @@ class AgentEntry:
     summary: str
     source: str
 
-    def load(self) -> type:
+    def load(self) -> type[BaseAgent]:
         """Import and return the agent class."""
         module, _, attr = self.entry_point.partition(":")
-        return getattr(importlib.import_module(module), attr)
+        cls: type[BaseAgent] = getattr(importlib.import_module(module), attr)
+        return cls
 
     @property
     def capabilities(self) -> AgentCapabilities:
         """The agent's declared capabilities."""
         return self.load().capabilities
 
+    @property
+    def card(self) -> AgentCard:
+        """The agent's card: summary, paper, heuristic stopping rules, quick test parameters."""
+        card: AgentCard = vars(self.load())["card"]  # catalogue classes set their own card
+        return card
+
 
 def _discovered() -> tuple[AgentEntry, ...]:
     """One entry per agent class found in the family folders of ``agents`` (its card's facts)."""
     entries = []
     for name, cls in find_agents().items():
-        card = cls.card
+        card: AgentCard = vars(cls)["card"]  # find_agents returns the classes that set one
         entries.append(
             AgentEntry(
                 name=name,
@@ -132,11 +141,21 @@ def make_env(env_id: str, **kwargs: Any) -> gym.Env:
     return gym.make(entry.id, **kwargs)
 
 
+def unwrap(env: gym.Env) -> PureExplorationEnv:
+    """The suite's environment under the wrappers of ``env`` (what ``gym.make`` of an id wraps).
+
+    Example:
+        >>> unwrap(make_env("LinearBAI-Soare-v0")).problem.n_arms
+        3
+    """
+    return cast(PureExplorationEnv, env.unwrapped)
+
+
 def is_compatible(agent: str | Any, env: str | gym.Env, **env_kwargs: Any) -> tuple[bool, str]:
     """Whether an agent (name or object) can run on an env (id or instance), and why not."""
     if isinstance(env, str):
         env = make_env(env, **env_kwargs)
-    spec = env.unwrapped.problem
+    spec = unwrap(env).problem
     target = agent_entry(agent).capabilities if isinstance(agent, str) else agent
     ok, why = compatibility(target, spec)
     if isinstance(agent, str):
@@ -181,11 +200,11 @@ def compatibility_matrix() -> dict[tuple[str, str], tuple[bool, str]]:
         if missing:
             why = (
                 f"not checked: needs the {missing} data set (set BANDIT_ENVS_DATA, or run "
-                f"`python -m bandit_envs.data.datasets fetch {missing}`)"
+                f"`bandit-bench data fetch {missing}`)"
             )
             out.update({(agent.name, env_id): (False, why) for agent in AGENTS})
             continue
-        spec = make_env(env_id).unwrapped.problem
+        spec = unwrap(make_env(env_id)).problem
         for agent in AGENTS:
             caps = agent.capabilities
             results = [
@@ -208,4 +227,5 @@ __all__ = [
     "list_envs",
     "make_agent",
     "make_env",
+    "unwrap",
 ]

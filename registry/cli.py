@@ -2,12 +2,14 @@
 
 Subcommands: ``list`` (environments, agents and their compatibility), ``run`` (a sweep from
 flags or a TOML config), ``report DIR`` (tables), ``plot DIR`` (PNG figures), ``demo`` (a
-one-minute benchmark that needs no download) and ``audit`` (the δ-audit of every
-fixed-confidence agent, :mod:`registry.audit`). Exit codes: 0 success, 1 a sweep had crashed
-episodes (``audit``: or a violation by an agent whose default threshold is not a known
-heuristic), 2 invalid usage or configuration (also a corrupt results file), 3 the sweep
-stopped because its results file could not be written or its workers kept dying (what was
-finished is kept: the same command resumes).
+one-minute benchmark that needs no download), ``audit`` (the δ-audit of every
+fixed-confidence agent, :mod:`registry.audit`) and ``data info|fetch`` (the real data sets:
+where they are found, and downloading them into the cache). Exit codes: 0 success, 1 a sweep
+had crashed episodes (``audit``: or a violation by an agent whose default threshold is not a
+known heuristic; ``data fetch``: a data set could not be fetched or verified), 2 invalid usage
+or configuration (also a corrupt results file), 3 the sweep stopped because its results file
+could not be written or its workers kept dying (what was finished is kept: the same command
+resumes).
 """
 
 from __future__ import annotations
@@ -15,15 +17,19 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
+import os
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from tqdm.auto import tqdm
 
 from bandit_envs.core.runner import EpisodeResult, run_episode
+from bandit_envs.data import datasets
 from bandit_envs.errors import (
+    DataError,
     InvalidParameterError,
     ResultsWriteError,
     UnknownNameError,
@@ -36,6 +42,7 @@ from registry.catalogue import (
     list_envs,
     make_agent,
     make_env,
+    unwrap,
 )
 from registry.config import (
     ConfigError,
@@ -61,9 +68,9 @@ def _cmd_list(args: argparse.Namespace) -> int:
         print(f"  {'':<24} keywords: {keywords}; default setting: {setting}")
         print(f"  {'':<24} source: {entry.source}")
     print("\nAgents (registry.make_agent(name, **params)):")
-    for agent in AGENTS:
-        caps = agent.capabilities
-        print(f"  {agent.name:<24} {agent.summary}")
+    for agent_entry in AGENTS:
+        caps = agent_entry.capabilities
+        print(f"  {agent_entry.name:<24} {agent_entry.summary}")
         print(
             f"  {'':<24} tasks: {', '.join(sorted(caps.tasks))}; settings: "
             f"{', '.join(sorted(caps.settings))}; structure: {', '.join(sorted(caps.structures))}"
@@ -117,7 +124,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
             ],
         )
     )
-    t_star = make_env(env_id).unwrapped.complexity()["lower_bound"]
+    t_star = unwrap(make_env(env_id)).complexity()["lower_bound"]
     print(f"\nT*(theta) = {t_star:.1f}; the error rate must stay below delta.")
     print("\nFixed budget (error rate after the budget is spent):")
     print(format_table(fb, ["agent", "setting", "runs", "error_rate", "seconds_per_episode"]))
@@ -270,6 +277,92 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     return 1 if result.genuine_violations or crashed else 0
 
 
+def _dataset_status(name: str, cache_dir: str | None) -> str:
+    """``"ok: <path>"`` or ``"not usable: <why>"`` for data set ``name`` (never downloads)."""
+    return datasets._status(datasets.DATASETS[name], cache_dir)
+
+
+def _dataset_names(args: argparse.Namespace) -> list[str]:
+    """The data sets named on the command line (default: all); a usage error for unknown ones."""
+    names: list[str] = args.names or sorted(datasets.DATASETS)
+    unknown = [n for n in names if n not in datasets.DATASETS]
+    if unknown:
+        args.usage_error(f"unknown data set(s) {unknown}; known: {sorted(datasets.DATASETS)}")
+    return names
+
+
+def _cmd_data_info(args: argparse.Namespace) -> int:
+    names = _dataset_names(args)
+    print(f"{datasets.DATA_ENV_VAR}: {os.environ.get(datasets.DATA_ENV_VAR) or '(not set)'}")
+    print(f"cache folder: {args.cache_dir or datasets.default_cache_dir()}")
+    for name in names:
+        ds = datasets.DATASETS[name]
+        print(f"\n{name}: {ds.filename} ({ds.n_rows} rows x {ds.n_columns} columns; {ds.spec})")
+        print(f"  columns: {', '.join(ds.columns)} (first {ds.n_features} are features)")
+        print(f"  source:  {ds.url}")
+        print(f"  sha256:  {ds.sha256}")
+        print(f"  cite:    {ds.citation}")
+        print(f"  licence: {ds.licence}")
+        print(f"  status:  {_dataset_status(name, args.cache_dir)}")
+    return 0
+
+
+def _cmd_data_fetch(args: argparse.Namespace) -> int:
+    names = _dataset_names(args)
+    if (args.source or args.url) and len(names) != 1:
+        args.usage_error("--from and --url need exactly one data set name")
+    if args.source and args.url:
+        args.usage_error("give --from or --url, not both")
+    url = args.url
+    if args.source:
+        source = Path(args.source).expanduser()
+        if not source.is_file():
+            args.usage_error(f"--from: no such file {source}")
+        url = source.resolve().as_uri()
+    status = 0
+    for name in names:
+        try:
+            path = datasets.fetch(
+                name, cache_dir=args.cache_dir, url=url, force=args.force, timeout=args.timeout
+            )
+        except (DataError, InvalidParameterError) as exc:
+            print(str(exc), file=sys.stderr)
+            status = 1
+        else:
+            print(f"{name}: {path} (sha256 verified)")
+    return status
+
+
+def _add_data_parser(sub: Any) -> None:
+    """``bandit-bench data info|fetch``."""
+    p_data = sub.add_parser(
+        "data",
+        help="the real data sets: describe them, or download them into the cache",
+        description="The real data sets of bandit_envs: where each is found "
+        f"({datasets.DATA_ENV_VAR}, then the cache), and downloading them into the cache.",
+    )
+    actions = p_data.add_subparsers(dest="action", required=True)
+    info = actions.add_parser("info", help="describe data sets and where they are found")
+    info.set_defaults(func=_cmd_data_info, usage_error=info.error)
+    get = actions.add_parser("fetch", help="download data sets into the cache and verify them")
+    get.set_defaults(func=_cmd_data_fetch, usage_error=get.error)
+    for p in (info, get):
+        p.add_argument(
+            "names", nargs="*", metavar="name", help=f"one of {sorted(datasets.DATASETS)}"
+        )
+        p.add_argument("--cache-dir", default=None, help="cache folder (default: user cache)")
+    get.add_argument("--force", action="store_true", help="download again even if cached")
+    get.add_argument("--url", default=None, help="download from this URL instead of the source")
+    get.add_argument(
+        "--from",
+        dest="source",
+        default=None,
+        metavar="FILE",
+        help="use a manually downloaded file (the UCI zip for energy)",
+    )
+    get.add_argument("--timeout", type=float, default=datasets.DEFAULT_TIMEOUT, help="seconds")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``bandit-bench``."""
     parser = argparse.ArgumentParser(
@@ -401,6 +494,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="list the easy instances and the agents' heuristic defaults, and exit",
     )
     p_audit.set_defaults(func=_cmd_audit)
+    _add_data_parser(sub)
     return parser
 
 

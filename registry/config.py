@@ -30,7 +30,15 @@ from typing import Any
 import gymnasium as gym
 
 from bandit_envs.errors import BanditEnvError, InvalidParameterError
-from registry.sweeps import BACKENDS, AgentSetting, EnvSetting, _as_agents, _as_envs
+from registry.sweeps import (
+    BACKENDS,
+    AgentSetting,
+    EnvSetting,
+    agent_settings,
+    build_env,
+    env_settings,
+    resolve_agent,
+)
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -118,8 +126,8 @@ def parse_config(data: dict[str, Any], source: str = "<config>") -> SweepConfig:
                         "a table such as { delta = 0.05 }",
                     )
     try:
-        envs = _as_envs(envs_raw)
-        agents = _as_agents(agents_raw)
+        envs = env_settings(envs_raw)
+        agents = agent_settings(agents_raw)
     except InvalidParameterError as exc:
         raise ConfigError(f"{source}: {exc}") from None
     config = SweepConfig(
@@ -169,11 +177,9 @@ def load_config(path: str | Path) -> SweepConfig:
 
 def validate_settings(config: SweepConfig) -> None:
     """Build every env setting and agent setting once, so bad keywords fail before running."""
-    from registry.sweeps import _make_env, resolve_agent
-
     for i, env in enumerate(config.envs, start=1):
         try:
-            _make_env(env)
+            build_env(env)
         except (BanditEnvError, gym.error.Error, TypeError, ValueError, KeyError) as exc:
             raise ConfigError(f"{config.source}: env setting #{i} {env.label}: {exc}") from None
     for i, agent in enumerate(config.agents, start=1):

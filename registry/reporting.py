@@ -39,7 +39,7 @@ F1_COLUMN = "f1_mean"
 
 def clopper_pearson(failures: int, trials: int, level: float = 0.95) -> tuple[float, float]:
     """The exact (Clopper–Pearson) two-sided confidence interval of a binomial proportion."""
-    from scipy import stats  # deferred: scipy.stats takes half a second to import
+    from scipy import stats  # deferred: scipy.stats is slow to import
 
     if trials == 0:
         return 0.0, 1.0
@@ -116,8 +116,8 @@ def summarize(
         delta = ok[0].get("delta")
         lower = ok[0].get("lower_bound")
         if pool:
-            bounds = [r.get("lower_bound") for r in ok]
-            lower = None if any(b is None for b in bounds) else float(np.mean(bounds))
+            bounds = [r["lower_bound"] for r in ok if r.get("lower_bound") is not None]
+            lower = float(np.mean(bounds)) if len(bounds) == len(ok) else None
         row.update(
             error_rate=wrong / len(ok),
             ci_low=low,
@@ -191,8 +191,8 @@ def report(
     ``pool`` names env keywords to pool over (see :func:`summarize`). An ``f1_mean`` column is
     added when the task reports F1.
     """
-    records = [_as_dict(r) for r in records]
-    rows = summarize(records, pool=pool)
+    dicts = [_as_dict(r) for r in records]
+    rows = summarize(dicts, pool=pool)
     with_f1 = any(F1_COLUMN in r for r in rows)
     fc = [r for r in rows if r.get("delta") is not None]
     fb = [r for r in rows if r.get("budget") is not None]
@@ -231,7 +231,7 @@ def report(
                 markdown=markdown,
             )
         )
-    errors = [r for r in records if r.get("status") == "error"]
+    errors = [r for r in dicts if r.get("status") == "error"]
     if errors:
         parts.append(f"{len(errors)} episode(s) crashed:")
         for r in errors[:20]:

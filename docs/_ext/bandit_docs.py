@@ -4,7 +4,8 @@
   lines (Gymnasium's style, readable in ``help()``); :func:`markdown_blocks_to_rst` turns them
   into RST list tables and rubrics when autodoc renders the docstrings.
 * :func:`write_catalogues` writes ``catalogue/envs.md`` and ``catalogue/agents.md`` from the
-  registry at every build, so the catalogues can never drift from the code.
+  declarations (the factories' ids, the agents' cards) at every build, so the catalogues can
+  never drift from the code.
 """
 
 from __future__ import annotations
@@ -77,18 +78,33 @@ def _escape(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-def _signature_defaults(func: Any) -> list[tuple[str, str]]:
-    out = []
-    for p in inspect.signature(func).parameters.values():
-        if p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL):
-            continue
-        default = "required" if p.default is p.empty else repr(p.default)
-        out.append((p.name, default))
-    return out
+def _default(value: Any) -> str:
+    """A keyword default as the catalogue shows it (``required`` when there is none)."""
+    return "required" if value is inspect.Parameter.empty else repr(value)
+
+
+def _keyword_table(header: str, keywords: dict[str, Any]) -> list[str]:
+    if not keywords:
+        return []
+    rows = [f"| {header} | default |", "|---|---|"]
+    rows += [f"| `{name}` | `{_escape(_default(value))}` |" for name, value in keywords.items()]
+    return [*rows, ""]
+
+
+def _agent_parameters(cls: type) -> dict[str, Any]:
+    """The agent's constructor parameters and their defaults, from its signature."""
+    params = list(inspect.signature(cls.__init__).parameters.values())[1:]  # not self
+    return {p.name: p.default for p in params if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)}
 
 
 def write_catalogues(folder: Path) -> None:
-    """Write ``envs.md`` and ``agents.md`` (Markdown, MyST) from the registry into ``folder``."""
+    """Write ``envs.md`` and ``agents.md`` (Markdown, MyST) into ``folder``.
+
+    Everything comes from the declarations: each id's ``EnvEntry`` (family, task, summary,
+    source, data sets, ``keywords()`` read from the factory's signature, ``default_setting()``),
+    each agent's card (summary, paper, heuristic stopping rules), capabilities and constructor
+    signature, and the compatibility matrix.
+    """
     from registry.catalogue import AGENTS, ENVS, compatibility_matrix
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -96,14 +112,15 @@ def write_catalogues(folder: Path) -> None:
     envs = [
         "# Environment catalogue",
         "",
-        "Generated from the factories' declarations (`bandit_envs.envs.env_entries()`) at every build of these docs "
-        f"({len(ENVS)} ids). Every id is registered with Gymnasium: "
-        "`gym.make(id, **keywords)`. Keywords marked *required* have no default.",
+        "Generated from the factories' declarations (`bandit_envs.envs.env_entries()`) at every "
+        f"build of these docs ({len(ENVS)} ids). Every id is registered with Gymnasium: "
+        "`gym.make(id, **keywords)`. Keywords marked *required* have no default. Every id also "
+        "takes `delta=` (fixed confidence) or `budget=` (fixed budget); without either, it "
+        "poses its default setting.",
         "",
     ]
     for entry in ENVS:
         module, _, attr = entry.entry_point.partition(":")
-        factory = entry.factory
         setting = ", ".join(f"{k}={v}" for k, v in entry.default_setting().items())
         agents = sorted(a for (a, e), (ok, _) in matrix.items() if e == entry.id and ok)
         envs += [
@@ -116,11 +133,7 @@ def write_catalogues(folder: Path) -> None:
             + (f" · **data**: {', '.join(entry.datasets)}" if entry.datasets else ""),
             "",
         ]
-        params = _signature_defaults(factory)
-        if params:
-            envs += ["| keyword | default |", "|---|---|"]
-            envs += [f"| `{n}` | `{_escape(d)}` |" for n, d in params]
-            envs.append("")
+        envs += _keyword_table("keyword", entry.keywords())
         if entry.id.endswith("-Custom-v0"):
             envs += ["**Agents**: those of the task (the instance is yours).", ""]
         elif agents:
@@ -134,20 +147,21 @@ def write_catalogues(folder: Path) -> None:
     agents_md = [
         "# Agent catalogue",
         "",
-        f"Generated from `registry.catalogue.AGENTS` at every build ({len(AGENTS)} "
-        "agents). Build one with `registry.make_agent(name, **params)`.",
+        f"Generated from the agent classes' cards at every build ({len(AGENTS)} agents). "
+        "Build one with `registry.make_agent(name, **params)`.",
         "",
     ]
     for entry in AGENTS:
         cls = entry.load()
+        card = entry.card
         caps = cls.capabilities
         ids = sorted(e for (a, e), (ok, _) in matrix.items() if a == entry.name and ok)
         agents_md += [
             f"## `{entry.name}`",
             "",
-            f"{entry.summary}.",
+            f"{card.summary}.",
             "",
-            f"**Source**: {entry.source}",
+            f"**Source**: {card.paper}",
             "",
             f"**Tasks**: {', '.join(sorted(caps.tasks))} · **settings**: "
             f"{', '.join(sorted(caps.settings))} · **structures**: "
@@ -155,10 +169,10 @@ def write_catalogues(folder: Path) -> None:
             f"{'yes' if caps.batch else 'no'}" + (" · **oracle**" if caps.oracle else ""),
             "",
         ]
-        params = _signature_defaults(cls.__init__)[1:]
-        if params:
-            agents_md += ["| parameter | default |", "|---|---|"]
-            agents_md += [f"| `{n}` | `{_escape(d)}` |" for n, d in params]
+        agents_md += _keyword_table("parameter", _agent_parameters(cls))
+        if card.heuristics:
+            agents_md += ["**Heuristic stopping rules** (no δ-correctness proof):", ""]
+            agents_md += [f"- `{rule.param}`: {rule.note}" for rule in card.heuristics]
             agents_md.append("")
         agents_md += [
             "**Runs on**: "

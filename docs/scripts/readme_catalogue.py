@@ -1,9 +1,11 @@
-"""Write the README's table of families, ids and agents from the registry.
+"""Write the README's table of families, ids and agents from the declarations.
 
 Usage: ``python docs/scripts/readme_catalogue.py`` (rewrites the block between the
 ``<!-- catalogue:start -->`` and ``<!-- catalogue:end -->`` markers of README.md);
-``--check`` exits 1 when the README is not current. ``tests/integration/test_readme.py`` runs the check, so
-the table cannot drift from the registry.
+``--check`` exits 1 when the README is not current. ``tests/integration/test_readme.py`` runs
+the check, so the table cannot drift from the code: families and ids come from the factories'
+declarations (``EnvEntry.family``, in declaration order), agents from the catalogue (the
+classes' cards), and which agents run on a family from the compatibility matrix.
 """
 
 from __future__ import annotations

@@ -1,8 +1,10 @@
 """The bandit-bench command line."""
 
+import inspect
 import subprocess
 import sys
 
+from registry.catalogue import ENVS
 from registry.cli import main
 
 
@@ -10,6 +12,18 @@ def test_list(capsys):
     assert main(["list"]) == 0
     out = capsys.readouterr().out
     assert "LinearBAI-Soare-v0" in out and "Uniform" in out and "Compatibility" in out
+    # every id with its keywords and their defaults (from the factory's signature) and its
+    # default setting, as the factory declares them
+    assert "keywords: d=2, omega=0.1, scale=2.0, sigma=1.0; default setting: delta=0.05" in out
+    assert "default setting: budget=40000" in out  # a fixed-budget id (ConstrainedMixed)
+    for entry in ENVS:
+        keywords = ", ".join(
+            f"{k}={'(required)' if v is inspect.Parameter.empty else repr(v)}"
+            for k, v in entry.keywords().items()
+        )
+        setting = ", ".join(f"{k}={v}" for k, v in entry.default_setting().items())
+        assert f"  {entry.id:<24} {entry.summary}\n" in out
+        assert f"keywords: {keywords}; default setting: {setting}\n" in out, entry.id
 
 
 def test_demo_small(capsys):
@@ -24,6 +38,7 @@ def test_console_script_help():
         [sys.executable, "-m", "registry.cli", "--help"], capture_output=True, text=True
     )
     assert out.returncode == 0 and "demo" in out.stdout and "list" in out.stdout
+    assert "data" in out.stdout
 
 
 def test_run_counts_agents_own_runs(tmp_path, capsys):

@@ -458,7 +458,7 @@ def test_agent_runs_override_keeps_seeds_and_is_validated():
 def test_worker_threads_limits_blas_threads_and_restores(monkeypatch):
     import os
 
-    from registry.sweeps import _THREAD_VARS, _worker_threads
+    from registry.sweeps._pool import _THREAD_VARS, _worker_threads
 
     for name in _THREAD_VARS:
         monkeypatch.delenv(name, raising=False)
