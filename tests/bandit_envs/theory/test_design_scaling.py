@@ -14,7 +14,6 @@ import pytest
 
 from bandit_envs.theory.design import (
     XY_DENSE_MAX_PAIRS,
-    _pair_scan,
     g_optimal_design,
     pairwise_differences,
     round_design,
@@ -22,6 +21,7 @@ from bandit_envs.theory.design import (
     xy_design,
     xy_pair_value,
 )
+from bandit_envs.theory.design._pairs import _pair_scan
 
 
 def feats(k: int, h: int, seed: int) -> np.ndarray:
