@@ -34,12 +34,12 @@ the same construction with ``y_ij = a_i − (1 − ε)a_j``, ``b_ij = μ_i − (
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from bandit_envs.core.tasks import AllEpsilonGood
 from bandit_envs.errors import InvalidInstanceError, InvalidParameterError
 from bandit_envs.theory.design import transductive_design
 
@@ -52,6 +52,7 @@ __all__ = [
     "eps_good_gaps",
     "eps_good_glr",
     "eps_good_lower_bound",
+    "eps_good_threshold",
     "good_mask",
     "unstructured_eps_good_lower_bound",
 ]
@@ -71,6 +72,42 @@ def _means(means: ArrayLike, who: str) -> FloatArray:
     return mu
 
 
+def _check_epsilon(epsilon: object, multiplicative: bool) -> float:
+    """``ε`` as a float, refused as the ``AllEpsilonGood`` task refuses it (same messages)."""
+    who = "AllEpsilonGood"
+    if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real):
+        raise InvalidParameterError(f"{who}: epsilon must be a finite float >= 0; got {epsilon!r}.")
+    eps = float(epsilon)
+    if not np.isfinite(eps) or eps < 0:
+        raise InvalidParameterError(f"{who}: epsilon must be a finite float >= 0; got {epsilon!r}.")
+    if eps == 0.0:
+        raise InvalidInstanceError(
+            f"{who}: epsilon must be > 0 (with epsilon = 0 the best arm sits on the "
+            "threshold and the problem has infinite complexity; use the best-arm task instead)."
+        )
+    if multiplicative and eps > 1.0:
+        raise InvalidInstanceError(
+            f"{who}: the multiplicative definition needs 0 < epsilon <= 1, got {eps!r}."
+        )
+    return eps
+
+
+def eps_good_threshold(means: ArrayLike, epsilon: float, *, multiplicative: bool = False) -> float:
+    """The threshold of ``G_ε``: ``max μ − ε``, or ``(1 − ε)·max μ`` when multiplicative.
+
+    Li, Ma, Hua & Zhu (2025), eq. (2); the multiplicative variant is the one the paper mentions.
+    ``epsilon`` is checked as the ``AllEpsilonGood`` task checks it (``ε > 0``, and ``ε ≤ 1`` when
+    multiplicative), and the threshold is the task's, computed in the same floating-point order.
+
+    Raises:
+        InvalidParameterError: ``epsilon`` is not a finite float ``>= 0``.
+        InvalidInstanceError: ``epsilon`` is 0, or above 1 with the multiplicative definition.
+    """
+    eps = _check_epsilon(epsilon, multiplicative)
+    top = float(np.max(np.asarray(means, dtype=float)))
+    return (1.0 - eps) * top if multiplicative else top - eps
+
+
 def good_mask(means: ArrayLike, epsilon: float, *, multiplicative: bool = False) -> np.ndarray:
     """``G_ε`` as a boolean mask: ``μ_i ≥`` the task's threshold (spec 002 eq. (2), ``≥``).
 
@@ -86,8 +123,7 @@ def good_mask(means: ArrayLike, epsilon: float, *, multiplicative: bool = False)
         A boolean array of shape ``(K,)``.
     """
     mu = _means(means, "good_mask")
-    task = AllEpsilonGood(epsilon, multiplicative=multiplicative)
-    return mu >= task.threshold(mu)
+    return mu >= eps_good_threshold(mu, epsilon, multiplicative=multiplicative)
 
 
 @dataclass(frozen=True)
@@ -143,14 +179,14 @@ def eps_good_gaps(means: ArrayLike, epsilon: float, *, multiplicative: bool = Fa
         InvalidInstanceError: multiplicative definition with a best mean ``≤ 0`` (as the task).
     """
     mu = _means(means, "eps_good_gaps")
-    task = AllEpsilonGood(epsilon, multiplicative=multiplicative)
+    eps = _check_epsilon(epsilon, multiplicative)
     best = int(np.argmax(mu))
     if multiplicative and mu[best] <= 0.0:
         raise InvalidInstanceError(
             f"eps_good_gaps: the multiplicative definition needs a positive best mean; the best "
             f"mean here is {float(mu[best])!r}."
         )
-    thr = float(task.threshold(mu))
+    thr = float(eps_good_threshold(mu, eps, multiplicative=multiplicative))
     good = mu >= thr
     alpha = float(np.min(mu[good] - thr))
     beta = float(np.min(thr - mu[~good])) if np.any(~good) else math.inf

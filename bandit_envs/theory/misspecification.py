@@ -32,6 +32,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from bandit_envs.errors import InvalidParameterError
+from bandit_envs.theory.design import transductive_design
+from bandit_envs.theory.eps_good import eps_good_culprits, unstructured_eps_good_lower_bound
 
 __all__ = [
     "OrthogonalFit",
@@ -305,8 +307,6 @@ def _unstructured_perturbations(
     points form the segment between the single-coordinate moves ``μ − (b/y_k) e_k``, ``k ∈
     supp(y)`` (let ``p_l → 0`` for the other coordinate).
     """
-    from bandit_envs.theory.eps_good import eps_good_culprits
-
     k = means.size
     targets, margins = eps_good_culprits(
         np.eye(k), means, epsilon, multiplicative=multiplicative, dedupe=False
@@ -393,8 +393,6 @@ def misspecified_lower_bounds(
     Returns:
         ``(T_lin, T_unstr)``.
     """
-    from bandit_envs.theory.eps_good import unstructured_eps_good_lower_bound
-
     x, mu = _check_features_means(features, means, "misspecified_lower_bounds")
     var = float(sigma) ** 2
     unstr = unstructured_eps_good_lower_bound(
@@ -407,9 +405,6 @@ def _linear_shift_bound(
     x: FloatArray, mu: FloatArray, epsilon: float, multiplicative: bool, tol: float
 ) -> float:
     """``T_lin`` of :func:`misspecified_lower_bounds` for σ = 1."""
-    from bandit_envs.theory.design import transductive_design
-    from bandit_envs.theory.eps_good import eps_good_culprits
-
     targets, margins = eps_good_culprits(x, mu, epsilon, multiplicative=multiplicative)
     norms = np.einsum("ij,ij->i", targets, targets)
     live = norms > 1e-24
