@@ -34,8 +34,8 @@ class _Transductive:
             raise np.linalg.LinAlgError(
                 "internal error: the design's information matrix became singular; please report."
             )
-        # LAPACK's triangular inverse directly: scipy's solve_triangular wrapper costs 50 µs to
-        # milliseconds per call on tiny matrices (its checks, and BLAS threads under load).
+        # LAPACK's triangular inverse directly: on these tiny matrices the input checks of
+        # scipy's solve_triangular wrapper (and BLAS threads under load) dominate the work.
         rinv, info = dtrtri(rmat)
         if info != 0:  # pragma: no cover - excluded by the diagonal check above
             raise np.linalg.LinAlgError(f"internal error: dtrtri failed (info={info}).")

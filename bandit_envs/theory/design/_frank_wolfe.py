@@ -31,7 +31,8 @@ def _transductive_fw(
     starts at 1/2 and follows half the certified relative gap down to ``tol/2`` (continuation: a
     fixed sharp smoothing makes Frank–Wolfe zig-zag when many targets are nearly active).
     ``∂F_μ/∂w_k = −d_k(w)`` with ``d_k = Σ_j p_j c_j (z_kᵀA⁻¹y_j)²`` and ``p = softmax(f/μ)``
-    (spec 001 §1.8: ``∂(yᵀA⁻¹y)/∂w_k = −(x_kᵀA⁻¹y)²``). The exact line search along the
+    (the derivative of an inverse: ``∂(yᵀA⁻¹y)/∂w_k = −(x_kᵀA⁻¹y)²``). The exact line search
+    along the
     toward/away direction uses the closed form of ``f_j`` along ``(1−γ)w + γe_k`` (Sherman–Morrison)
     and Brent's root finder on the derivative.
 

@@ -235,21 +235,22 @@ def g_optimal_design(
     max_iter: int = 10_000,
     init: ArrayLike | None = None,
 ) -> DesignResult:
-    """G-optimal design ``argmin_w max_k x_kᵀ A(w)⁻¹ x_k`` (spec 001 §2.1, Eq. 12/21; §2.6).
+    """G-optimal design ``argmin_w max_k x_kᵀ A(w)⁻¹ x_k``.
 
-    By the Kiefer–Wolfowitz theorem (spec 001 Prop. 3, App. A) the G-optimal and D-optimal
-    designs coincide and the optimal value is the rank ``r`` of the features; for any design
-    ``max_k x_kᵀA(w)⁻¹x_k ≥ r``. The D-optimal design is computed by Frank–Wolfe with exact line
-    search and away steps (Fedorov–Wynn / Wolfe–Atwood). For large ``K`` the solver works on a
+    The G-allocation of Soare, Lazaric & Munos (2014), eq. (12), in the continuous form of their eq.
+    (21) (App. C). By the Kiefer–Wolfowitz theorem (their Prop. 3, App. B.1) the G-optimal and
+    D-optimal designs coincide and the optimal value is the rank ``r`` of the features; for any
+    design ``max_k x_kᵀA(w)⁻¹x_k ≥ r``. The D-optimal design is computed by Frank–Wolfe with exact
+    line search and away steps (Fedorov–Wynn / Wolfe–Atwood). For large ``K`` the solver works on a
     working set (current support plus the arms with the largest leverages), and checks every arm
     exactly before declaring convergence; arms violating the bound are added to the working set.
 
     Warm starts: with ``init`` (e.g. a previous solution restricted to the arms that survive an
     elimination, or the solution of a nearby problem) the working sets are solved by an
     active-set Newton method (:func:`_newton_d_optimal`), which converges quadratically near
-    the optimum where Wolfe–Atwood needs thousands of iterations for ``tol = 1e-6``; an
-    ``init`` with more than :data:`_NEWTON_MAX_SUPPORT` support points is first thinned by
-    Wolfe–Atwood. Without ``init`` the solver is Wolfe–Atwood throughout.
+    the optimum; an ``init`` with more than :data:`_NEWTON_MAX_SUPPORT` support points is first
+    thinned by Wolfe–Atwood. Without ``init`` the solver is Wolfe–Atwood throughout
+    (``docs/design.md``, "Optimal designs and rounding", says why).
 
     Args:
         features: Arm features, shape ``(K, h)``; need not span ``R^h`` (the design is computed

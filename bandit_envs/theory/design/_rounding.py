@@ -44,8 +44,11 @@ def _adams_adjust(counts: IntArray, ws: FloatArray, delta: int) -> IntArray:
 def round_design(weights: ArrayLike, n: int, *, support_tol: float = 1e-12) -> IntArray:
     """Efficient rounding of a design to ``n`` integer pulls (Pukelsheim 2006, ch. 12).
 
-    Spec 001 App. C / §2.6 (corrected text): with ``p`` support points (``w_i > support_tol``,
-    weights normalised on the support) and ``n ≥ p``, start from ``n_i = ⌈(n − p/2) w_i⌉``; while
+    The procedure of Soare, Lazaric & Munos (2014), App. C, whose text has two misprints:
+    "``n_j/λ_j = min_i (n − 1)/λ_i`` … to ``n_{j+1}``" should read "``min_i n_i/λ_i`` … to
+    ``n_j + 1``", and "… to ``n − 1``" should read "to ``n_k − 1``". Corrected: with ``p``
+    support points (``w_i > support_tol``, weights normalised on the support) and ``n ≥ p``,
+    start from ``n_i = ⌈(n − p/2) w_i⌉``; while
     ``Σ n_i < n`` increment a count with the smallest ``n_j / w_j``; while ``Σ n_i > n`` decrement
     a count with the largest ``(n_k − 1) / w_k``. This is Adams' divisor apportionment: the
     result equals the first ``n`` pulls of the sequential rule "pull ``argmin_i T_i / w_i``"
@@ -56,7 +59,7 @@ def round_design(weights: ArrayLike, n: int, *, support_tol: float = 1e-12) -> I
     * at least 1 on every support point and 0 elsewhere;
     * monotone in ``n``: going from ``n`` to ``n + 1`` increments exactly one count by 1.
 
-    Efficiency (spec 001 Lemma 6): rounding a G-optimal design on ``d`` dimensions gives
+    Efficiency (Soare et al. 2014, Lemma 6): rounding a G-optimal design on ``d`` dimensions gives
     ``max_x x^T A⁻¹ x ≤ (1 + (d + d² + 2)/(2n)) d`` for ``n ≥ d``.
 
     Args:

@@ -16,17 +16,18 @@ from bandit_envs.theory.design._certificate import (
 )
 from bandit_envs.theory.design._common import FloatArray, _spanning_start, _stable_inverse
 
-#: Largest working set of arms for the SLSQP polish. SLSQP's cost per iteration grows like the
-#: cube of the number of variables (measured: ~5 ms at 65 arms, ~80 ms at 190 arms), so
-#: problems whose optimal support may exceed this (rank ``r`` with ``r(r+1)/2 + r`` above it)
-#: and that have more arms are left to Frank–Wolfe alone.
+#: Largest working set of arms for the SLSQP polish. SLSQP's cost per iteration grows like the cube
+#: of the number of variables (``docs/performance.md`` has the measurements), so problems whose
+#: optimal support may exceed this (rank ``r`` with ``r(r+1)/2 + r`` above it) and that have more
+#: arms are left to Frank–Wolfe alone.
 POLISH_MAX_ARMS = 150
 
 
 def _polish_arm_budget(k: int, r: int) -> int:
     """Initial number of arms in the polish working set (enough for a Carathéodory support).
 
-    An optimal design needs at most ``r(r+1)/2 + 1`` support points (spec 001 Remark 1).
+    An optimal design needs at most ``r(r+1)/2 + 1`` support points (Carathéodory's theorem;
+    Soare, Lazaric & Munos 2014, App. C, Remark 1).
     """
     return min(k, max(2 * r, r * (r + 1) // 2 + r))
 
@@ -112,7 +113,8 @@ def _slsqp_polish(
 
     Each round solves ``min s`` s.t. ``log f_j(w) ≤ s`` for the targets of the working set, over
     the designs supported on the arms of the working set (``s = log t``: the logarithm scales
-    every constraint by the current value, spec 001 §1.8 (a); analytic gradients
+    every constraint by the current value, which keeps optima with tiny weights resolvable;
+    analytic gradients
     ``∂ log f_j / ∂w_k = −c_j (z_kᵀA⁻¹y_j)² / f_j``). Then all targets are checked (violators
     join the working set: constraint generation) and, through the LP certificate's ``p``, all
     arms (an arm with ``d_k > h_p`` would improve the design: column generation). The working

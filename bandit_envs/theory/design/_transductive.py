@@ -43,38 +43,35 @@ def transductive_design(
 ) -> DesignResult:
     """Transductive design ``min_w max_j c_j ‖y_j‖²_{A(w)⁻¹}`` with a certified duality gap.
 
-    This is the XY-allocation (spec 001 §2.2, Eq. 14/25) when the targets are the pairwise
-    differences, and the oracle allocation / characteristic time (spec 001 §1.5 Eq. 5–6, §1.8)
-    when the targets are ``x* − x`` with weights ``1/Δ_x²``. The criterion is convex in ``w``
-    (spec 001 §1.7).
+    This is the XY-allocation of Soare, Lazaric & Munos (2014), eq. (14) and (25), when the
+    targets are the pairwise differences, and their oracle allocation and complexity ``H_LB``
+    (eq. (5)–(6)) when the targets are ``x* − x`` with weights ``1/Δ_x²``. The criterion is
+    convex in ``w`` (a maximum of the matrix-fractional functions ``w ↦ c_j y_jᵀA(w)⁻¹y_j``).
 
-    Algorithm: Frank–Wolfe with away steps and exact line search on a log-sum-exp smoothing of the
-    max (spec 001 §1.8 (b)). The smoothing error is kept below half the currently certified gap
-    and, in the end, below ``tol/2`` relative. Every iteration computes the certified lower bound
-    ``T* ≥ 2h_p(w) − max_k d_k(w)`` for ``p`` = the softmax weights (convexity of
-    ``h_p(w) = Σ_j p_j c_j‖y_j‖²_{A(w)⁻¹}``, with ``d_k = Σ_j p_j c_j (x_kᵀA⁻¹y_j)²``), and stops
-    once ``(value − lower_bound) / value ≤ tol``, or (not converged) once the certified gap has
-    not halved in 100 iterations. Small problems then have the bound re-optimised over ``p`` by
-    a linear program and are polished by SLSQP on the epigraph form (spec 001 §1.8 (a)), after
-    which the certificate is recomputed. "Small" means that a support of Carathéodory size fits
-    in :data:`POLISH_MAX_ARMS` SLSQP variables: ``min(K, r(r+1)/2 + r) ≤ 150`` (every
-    ``K ≤ 150``; any ``K`` when the rank ``r ≤ 15``). Larger problems are finished by the
-    interior-point method below, started from Frank–Wolfe's design (before issue 10 they ran
-    Frank–Wolfe to ``max_iter`` and were often left uncertified). ``converged`` reports
-    honestly whether ``tol`` was certified. Optima with tiny weights (``~1e-5``, spec 001 §1.8)
-    are resolved: the polish works on the logarithm of the constraints, and the smoothed
-    Frank–Wolfe steps are exact line searches. Optima where
+    Every solver certifies its result by the bound ``T* ≥ 2h_p(w) − max_k d_k(w)``, valid for
+    any ``p`` in the simplex over the targets (``h_p(w) = Σ_j p_j c_j‖y_j‖²_{A(w)⁻¹}`` is convex,
+    and ``d_k = Σ_j p_j c_j (x_kᵀA⁻¹y_j)²`` is minus its gradient), so ``converged`` reports
+    honestly whether ``(value − lower_bound) / value ≤ tol`` was certified.
+
+    * ``method="frank_wolfe"`` (default): Frank–Wolfe with away steps and exact line search on a
+      log-sum-exp smoothing of the max (:func:`_transductive_fw`), until the certified gap is
+      below ``tol`` or stops halving (100 iterations). Small problems, those where a support of
+      Carathéodory size fits in :data:`POLISH_MAX_ARMS` SLSQP variables
+      (``min(K, r(r+1)/2 + r) ≤ 150``: every ``K ≤ 150``, any ``K`` when the rank ``r ≤ 15``),
+      then get the bound re-optimised over ``p`` by a linear program and are polished by SLSQP
+      on the epigraph form, after which the certificate is recomputed. Larger problems are
+      finished by the interior point below, started from Frank–Wolfe's design.
+    * ``method="interior_point"``: a primal–dual interior-point method on the epigraph form
+      ``min t`` s.t. ``f_j(w) ≤ t`` (:func:`_ip_restricted`), on working sets of targets and
+      arms that grow by constraint and column generation (:func:`_transductive_ip`). Its Newton
+      steps cost ``O(n²r² + n³)`` for ``n`` working arms, and a few tens of them reach high
+      accuracy, also where Frank–Wolfe stalls. ``init`` only chooses the starting working sets.
+
+    Optima with tiny weights (``~1e-5``) are resolved: the polish works on the logarithm of the
+    constraints, and the smoothed Frank–Wolfe steps are exact line searches. Optima where
     ``A(w)`` is singular (e.g. one target along one arm) are approached with weights of about
-    ``1e-10`` left on the arms that keep ``A(w)`` invertible.
-
-    ``method="interior_point"`` solves the epigraph form ``min t`` s.t. ``f_j(w) ≤ t`` by a
-    primal–dual interior-point method (:func:`_ip_restricted`) on working sets of targets and
-    arms that grow by constraint and column generation (:func:`_transductive_ip`), with the
-    same certificate. Its Newton steps cost ``O(n²r² + n³)`` for ``n`` working arms (rank
-    ``r``), and it converges in tens of steps to high accuracy (``tol = 1e-6`` is cheap on small
-    problems), also where Frank–Wolfe stalls: the all-ε-good lower bound of a 960-arm,
-    20 000-target instance (spec 002 §1.8) takes 0.5–3 s at ``tol = 1e-4``, where Frank–Wolfe
-    is still 10% away after a minute. ``init`` only chooses the starting working sets.
+    ``1e-10`` left on the arms that keep ``A(w)`` invertible. Which solver runs when, and why:
+    ``docs/design.md``, "Optimal designs and rounding".
 
     Args:
         features: Arm features ``x_k``, shape ``(K, h)``; need not span ``R^h``.
@@ -169,7 +166,7 @@ def transductive_design(
     if not converged and not polish:
         # Too large for the SLSQP polish: Frank-Wolfe stalled (its certified gap did not halve
         # in 100 iterations); finish by interior point, started from its working sets (its
-        # certificate replaces the LP's, which costs seconds at K = 10⁴).
+        # certificate replaces the LP's, an LP over K × targets entries, too large here).
         w_ip, v_ip, lb_ip, ip_iters, _ = _transductive_ip(prob, w, tol, int(max_iter), warm=True)
         iters += ip_iters
         lower = max(lower, lb_ip)

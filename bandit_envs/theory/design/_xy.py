@@ -23,7 +23,10 @@ from bandit_envs.theory.design._transductive import _METHODS, transductive_desig
 
 
 def pairwise_differences(features: ArrayLike) -> FloatArray:
-    """All differences ``x_i − x_j`` for ``i < j`` (spec 001 §1.1, the set 𝒴 as unordered pairs).
+    """All differences ``x_i − x_j`` for ``i < j`` (the set 𝒴 as unordered pairs).
+
+    𝒴 is the set of directions of Soare, Lazaric & Munos (2014), Sec. 2. Since
+    ``‖y‖_M = ‖−y‖_M``, every max-norm criterion over 𝒴 needs each pair only once.
 
     Args:
         features: Arm features, shape ``(K, h)``.
@@ -56,16 +59,17 @@ def xy_design(
     target_weights: ArrayLike | None = None,
     among: ArrayLike | None = None,
 ) -> DesignResult:
-    """XY-allocation design: transductive design on all pairwise differences (spec 001 §2.2).
+    """XY-allocation design: transductive design on all pairwise differences.
 
-    ``min_w max_{i<j} ‖x_i − x_j‖²_{A(w)⁻¹}`` (Eq. 14/25), with the certified duality gap of
-    :func:`transductive_design`. With ``among``, the targets are only the differences of the
-    arms it lists, ``min_w max_{i<j ∈ among} ‖x_i − x_j‖²_{A(w)⁻¹}``, while the design ``w``
-    is still over all ``K`` arms: RAGE's phase design λ*_k = argmin_λ max_{z,z'∈𝒵̂_k}
-    ‖z − z'‖²_{A(λ)⁻¹} and its value ρ(𝒵̂_k) (Fiez et al. 2019, Alg. 1, with 𝒵 = 𝒳 and
-    𝒵̂_k = ``among``; spec 001 §2.2, spec 003 §1.3). Below, "the pairs" means the pairs of
-    ``among`` (``n = len(among)``, ``n(n−1)/2`` pairs; ``n = K`` by default). Two ways to handle
-    them:
+    ``min_w max_{i<j} ‖x_i − x_j‖²_{A(w)⁻¹}``, the XY-allocation of Soare, Lazaric & Munos (2014),
+    eq. (14), in the continuous form of their eq. (25) (App. C), with the certified duality gap of
+    :func:`transductive_design`. With ``among``, the targets are only the differences of the arms it
+    lists, ``min_w max_{i<j ∈ among} ‖x_i − x_j‖²_{A(w)⁻¹}``, while the design ``w`` is still over
+    all ``K`` arms: RAGE's phase design λ*_k = argmin_λ max_{z,z'∈𝒵̂_k} ‖z − z'‖²_{A(λ)⁻¹} and its
+    value ρ(𝒵̂_k) (Fiez, Jain, Jamieson & Ratliff 2019, Alg. 1, with 𝒵 = 𝒳 and 𝒵̂_k = ``among``; the
+    phase complexity ``B_m`` of Zaki, Mohan & Gopalan, PELEG, Lemma 2, is the same quantity). Below,
+    "the pairs" means the pairs of ``among`` (``n = len(among)``, ``n(n−1)/2`` pairs; ``n = K`` by
+    default). Two ways to handle them:
 
     * materialised (``method="frank_wolfe"`` or ``"interior_point"``): the differences are built
       by :func:`pairwise_differences` and passed to :func:`transductive_design` with that
@@ -81,7 +85,8 @@ def xy_design(
     ``method="auto"`` (default) materialises when there are at most
     :data:`XY_DENSE_MAX_PAIRS` pairs (or when ``target_weights`` are given) and solves by Frank–
     Wolfe, exactly as :func:`transductive_design` on :func:`pairwise_differences` (whose
-    SLSQP polish makes it the most accurate there); otherwise it uses pair generation.
+    SLSQP polish makes it the most accurate there); otherwise it uses pair generation
+    (``docs/design.md``, "Optimal designs and rounding", explains the choice).
     :func:`xy_pair_value` gives the exact value of any design on the same pairs, also without
     storing them.
 
@@ -147,7 +152,8 @@ def xy_design(
     w0 = _check_init(init, k)
     if w0 is None:
         # Start from a rough G-optimal design: its support is nearly contained in the XY
-        # design's (the XY criterion is within a factor 4 of G's, spec 001 Lemma 7).
+        # design's. The XY criterion is within a factor 4 of G's (‖x − x'‖ ≤ 2 max ‖x''‖ in
+        # any norm; Soare et al. 2014, proof of Lemma 7, print 2 where squared norms give 4).
         w0 = _wolfe_atwood(z, _spanning_start(z), z.shape[1], 1e-2, 10 * k)[0]
     elif _information_inverse(z, w0) is None:
         raise ValueError(
@@ -195,15 +201,16 @@ def xy_pair_value(
     """Exact ``max_{i<j ∈ among} ‖x_i − x_j‖²_{A(w)⁺}`` without storing the pairs.
 
     The value of a design on the pairs of ``among`` (RAGE's ρ(𝒵̂_k) = max_{z,z'∈𝒵̂_k}
-    ‖z − z'‖²_{A(λ)⁻¹} at the weights actually rounded, Fiez et al. 2019, Alg. 1; spec 001
-    §2.2 for all arms). ``A(w) = Σ_k w_k x_k x_kᵀ`` is inverted on its range (eigenvalues
-    above ``1e-12`` times the largest, as :func:`agents.common.design_cache.pinv_parts`); the value
-    is ``inf`` if some difference has a component outside that range (larger than ``1e-9``
-    times the scale of the features and of the differences), exactly the rule of
-    :func:`agents.linear_bai.rage.xy_value` on the materialised differences, to which it is equal up to
-    round-off. The features are used as given (no change of basis). The maximum comes from
-    the blocked scan of :func:`_pair_scan` on the whitened coordinates ``x_k V Λ^{-1/2}``:
-    ``O(n²r)`` time and ``O(n)`` memory per block of :data:`_PAIR_BLOCK` rows (``n`` arms in
+    ‖z − z'‖²_{A(λ)⁻¹} at the weights actually rounded, Fiez, Jain, Jamieson & Ratliff 2019,
+    Alg. 1; with all arms, the ``ρ^XY`` of Soare, Lazaric & Munos 2014, App. C). ``A(w) = Σ_k w_k
+    x_k x_kᵀ`` is inverted on its range (eigenvalues above ``1e-12`` times the largest, as
+    :func:`agents.common.design_cache.pinv_parts`); the value is ``inf`` if some difference has a
+    component outside that range (larger than ``1e-9`` times the scale of the features and of the
+    differences), exactly the rule of :func:`agents.linear_bai.rage.xy_value` on the materialised
+    differences, to which it is equal up to round-off. The features are used as given (no change of
+    basis). The maximum comes from the blocked scan of :func:`_pair_scan` on the whitened
+    coordinates ``x_k V Λ^{-1/2}``: ``O(n²r)`` time and ``O(n)`` memory per block of
+    :data:`_PAIR_BLOCK` rows (``n`` arms in
     ``among``); the maximum is recomputed from the differences, so it is the exact value.
 
     Args:
