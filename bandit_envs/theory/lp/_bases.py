@@ -16,18 +16,21 @@ FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
 BoolArray = NDArray[np.bool_]
 
-#: a basic solution is feasible when every coordinate is ``>= -FEASIBILITY_TOL`` (spec 004 §5.7).
+#: a basic solution is feasible when every coordinate is ``>= -FEASIBILITY_TOL`` (the degenerate
+#: BFSs that Definition 1 of Tang et al. 2024 allows stay feasible despite round-off).
 FEASIBILITY_TOL = 1e-12
 #: a basis matrix is singular when ``|det A_J| <= SINGULAR_TOL · Π_j ‖column j‖`` (Hadamard ratio).
 SINGULAR_TOL = 1e-12
-#: ground truth: a coordinate of the HiGHS optimum is non-zero when ``> SUPPORT_TOL`` (spec §5.2).
+#: ground truth: a coordinate of the HiGHS optimum counts as non-zero when ``> SUPPORT_TOL``.
 SUPPORT_TOL = 1e-9
 
 
 def standard_form(
     rewards: ArrayLike, costs: ArrayLike, thresholds: ArrayLike
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """``(μ, A, b)`` of the standard-form LP (SFLP, spec 004 §1.2, eqs. (4)–(5)).
+    """``(μ, A, b)`` of the standard-form LP (SFLP of Tang et al. 2024, Sec. 3, eqs. (2)–(3)).
+
+    With estimated means in place of ``r`` and ``c`` it is the empirical LP of their eqs. (4)–(5).
 
     Args:
         rewards: ``r``, shape (K,).
@@ -73,7 +76,7 @@ def split_answer(answer: Iterable[int], n_arms: int) -> tuple[frozenset[int], fr
     """Split an answer (a basis over ``K + L`` items) into (support arms, non-binding constraints).
 
     Item ``a < K`` is arm ``a``; item ``K + l`` is the slack of constraint ``l``, which is in the
-    optimal basis iff constraint ``l`` is non-binding (spec 004 §1.4, Remark 3). The empty answer
+    optimal basis iff constraint ``l`` is non-binding (Tang et al. 2024, Remark 3). The empty answer
     (an infeasible instance) gives two empty sets.
 
     Examples:
@@ -233,7 +236,8 @@ def scan_bases(
 ) -> BasisScan:
     """Solve every basis (of the alive items) and evaluate feasibility and value, vectorised.
 
-    This is spec 004 §2.3's enumeration: batched solves of ``Â_J x = b``, feasibility
+    The enumeration behind the IV score (Tang et al. 2024, eq. (6)): batched solves of
+    ``Â_J x = b``, feasibility
     ``min x ≥ -tol``, value ``μ̂_J · x``. No input validation (it is the agents' hot path): ``mu``
     (n,), ``a`` (m, n), ``b`` (m,) as from :func:`standard_form`.
 
@@ -268,11 +272,12 @@ def intersection_values(
     *,
     scan: BasisScan | None = None,
 ) -> FloatArray:
-    """The intersection-value (IV) score of every item (spec 004 eq. (6), SFSR's score).
+    """The intersection-value (IV) score of every item (Tang et al. 2024, eq. (6), SFSR's score).
 
     ``f_a = max{ v̂(J) : J ⊂ X feasible basis, a ∈ J }`` over the alive items ``X``, ``-inf`` when
     no feasible basis contains ``a``. Its maximum over ``X`` is the optimal value of the LP
-    restricted to ``X``, attained by every member of the restricted optimal basis (spec 004 §2.3).
+    restricted to ``X``, attained by every member of the restricted optimal basis (so SFSR never
+    removes a member of the empirical optimal basis unless every score ties).
 
     Args:
         mu: the (empirical) objective ``μ̂`` (K+L,) of :func:`standard_form`.
@@ -301,7 +306,8 @@ def best_basis(
     """The optimal basis of the LP restricted to the alive items, by enumeration (USLP's answer).
 
     Lowest basis (lexicographic) among exact ties; the empty set when the restricted LP is
-    infeasible (spec 004 §2.7).
+    infeasible. USLP (Tang et al. 2024, Sec. 4.3) solves the empirical SFLP; enumeration gives
+    the same basis whenever the empirical optimum is unique.
     """
     return scan_bases(mu, a, b, alive=alive).best_basis()
 
@@ -309,8 +315,8 @@ def best_basis(
 def second_best_value(mu: FloatArray, a: FloatArray, b: FloatArray, basis: Iterable[int]) -> float:
     """The best value of a feasible basis other than ``basis`` (``-inf`` if there is none).
 
-    ``v(I*) − second_best_value`` is the instance's margin (spec 004 §4.5 table); under
-    Assumption 1 it is > 0.
+    ``v(I*) − second_best_value`` is the instance's margin; under Assumption 1 of Tang et al.
+    (2024) it is > 0.
     """
     scan = scan_bases(mu, a, b)
     target = np.array(sorted(int(i) for i in basis))

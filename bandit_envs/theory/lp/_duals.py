@@ -23,15 +23,16 @@ from bandit_envs.theory.lp._bases import (
 def basis_multipliers(mu: FloatArray, a: FloatArray, basis: Iterable[int]) -> FloatArray:
     """Simplex multipliers ``λ = A_J⁻ᵀ μ_J`` of a basis, shape (m,).
 
-    For the optimal basis of a non-degenerate LP these are the dual optimum (spec 004 §2.5), so
-    :func:`reduced_costs` gives SFSR-L's scores. Raises ``LinAlgError`` if ``A_J`` is singular.
+    For the optimal basis of a non-degenerate LP these are the dual optimum (the empirical dual of
+    Tang et al. 2024, eq. (8)), so :func:`reduced_costs` gives SFSR-L's scores. Raises
+    ``LinAlgError`` if ``A_J`` is singular.
     """
     j = np.array(sorted(int(i) for i in basis))
     return np.linalg.solve(a[:, j].T, mu[j])
 
 
 def reduced_costs(mu: FloatArray, a: FloatArray, lam: FloatArray) -> FloatArray:
-    """Reduced costs ``μ − Aᵀλ`` of every item (spec 004 eq. (8)).
+    """Reduced costs ``μ − Aᵀλ`` of every item (Tang et al. 2024, eq. (8)).
 
     For a real arm: ``r_a − Σ_l λ_l c_{l,a} − λ_{L+1}`` (minus the "Lagrangian reward"); for the
     slack of constraint ``l``: ``−λ_l``. At a dual optimum they are ``≤ 0`` on the columns in
@@ -56,11 +57,12 @@ def lagrangian_scores(
         a: the (empirical) constraint matrix ``Â`` (L+1, K+L).
         b: the right-hand side ``b = (c̄, 1)``.
         alive: boolean mask of the items in play (default: all); the dual is that of the LP
-            restricted to them (a removed slack leaves its ``λ_l`` free, spec 004 §5.18).
+            restricted to them (a removed slack leaves its ``λ_l`` free: constraint ``l`` is
+            then an equality).
         dual: ``"basis"`` (default, fast): the multipliers of the best feasible basis of a
             :func:`scan_bases` (dual optimal whenever the optimal BFS is non-degenerate, which
             has probability 1 with Gaussian noise); ``"highs"``: solve the dual LP with HiGHS
-            (:func:`lp_dual`), about 1–3 ms per call.
+            (:func:`lp_dual`), an LP solve per call.
         scan: a :func:`scan_bases` result for the same inputs (``dual="basis"`` only).
 
     Returns:
@@ -95,7 +97,7 @@ class LPSolution:
         value: optimal value (``-inf`` when infeasible).
         duals: ``λ`` (m,), the optimal dual of the equality constraints, signed so that
             ``reduced_costs(mu, a, duals) ≤ 0`` (HiGHS's ``eqlin.marginals`` of ``min −μᵀx`` are
-            ``−λ``, spec 004 §2.5); ``None`` when infeasible.
+            ``−λ``); ``None`` when infeasible.
 
     """
 
@@ -120,7 +122,7 @@ def solve_lp(
 ) -> LPSolution:
     """Solve ``max μᵀx s.t. Ax = b, x ≥ 0`` (columns outside ``alive`` fixed at 0) with HiGHS.
 
-    ``scipy.optimize.linprog(-μ, A_eq=A, b_eq=b, method="highs")`` as in spec 004 §5.2.
+    ``scipy.optimize.linprog(-μ, A_eq=A, b_eq=b, method="highs")``.
     """
     from scipy.optimize import linprog
 
@@ -141,7 +143,7 @@ def solve_lp(
 def lp_dual(
     mu: FloatArray, a: FloatArray, b: FloatArray, alive: ArrayLike | None = None
 ) -> FloatArray | None:
-    """The empirical dual of spec 004 §2.5, solved with HiGHS.
+    """The empirical dual behind SFSR-L's score (Tang et al. 2024, eq. (8)), solved with HiGHS.
 
     ``min_λ bᵀλ s.t. A_Xᵀλ ≥ μ_X`` (``λ`` free) over the alive columns ``X``. Returns ``λ`` (m,),
     or ``None`` when the dual is unbounded (the restricted primal is infeasible).
@@ -153,14 +155,14 @@ def lp_dual(
     res = linprog(b, A_ub=-a[:, mask].T, b_ub=-mu[mask], bounds=[(None, None)] * m, method="highs")
     if res.status == 3:
         return None
-    if res.status != 0:  # pragma: no cover - the dual is always feasible (spec 004 §2.5)
+    if res.status != 0:  # pragma: no cover - always feasible: λ = (0, …, 0, max μ)
         raise RuntimeError(f"lp_dual: HiGHS failed with status {res.status}: {res.message}")
     return np.asarray(res.x, dtype=np.float64)
 
 
 @dataclass(frozen=True)
 class OptimalBasis:
-    """The optimal basis ``I*`` of an instance that satisfies Assumption 1 (spec 004 §1.4).
+    """The optimal basis ``I*`` of an instance that satisfies Assumption 1 of Tang et al. (2024).
 
     Attributes:
         basis: ``I*`` as a frozenset of items (empty: the instance is infeasible).
@@ -190,10 +192,10 @@ def optimal_basis(
     tol: float = SUPPORT_TOL,
     who: str = "optimal_basis",
 ) -> OptimalBasis:
-    """The true answer ``I*``, computed with HiGHS, after checking Assumption 1 (spec 004 §1.4).
+    """The true answer ``I*``, computed with HiGHS, after checking Assumption 1.
 
-    Assumption 1 (L138–L140): the LP has a **unique** optimum ``x*`` with **exactly L + 1**
-    non-zero coordinates. Checked as spec 004 §5.2 advises: ``supp(x*) = {i : x*_i > tol}`` must
+    Assumption 1 of Tang et al. (2024), Sec. 4.1: the LP has a **unique** optimum ``x*`` with
+    **exactly L + 1** non-zero coordinates. Checked as follows: ``supp(x*) = {i : x*_i > tol}`` must
     have ``L + 1`` items with a non-singular ``A_{I*}``, and every item outside ``I*`` must have a
     reduced cost ``< −tol·scale`` at ``λ* = A_{I*}⁻ᵀ μ_{I*}`` (a non-degenerate optimal BFS is
     unique iff no non-basic reduced cost is 0). An infeasible LP has the empty answer.
@@ -218,7 +220,7 @@ def optimal_basis(
             else "the optimum is not a vertex, so it is not unique"
         )
         raise InvalidInstanceError(
-            f"{who}: Assumption 1 fails (spec 004 §1.4): the optimal solution has "
+            f"{who}: Assumption 1 fails (Tang et al. 2024, Sec. 4.1): the optimal solution has "
             f"{len(support)} non-zero coordinates ({items}), not L + 1 = {m}; {kind}. No budget "
             f"identifies the optimal support; perturb the means or the thresholds."
         )
@@ -226,7 +228,7 @@ def optimal_basis(
     x_b, ok = solve_bases(a, b, basis[None, :])
     if not ok[0] or (x_b[0] <= tol).any():  # pragma: no cover - HiGHS returned a vertex
         raise InvalidInstanceError(
-            f"{who}: Assumption 1 fails (spec 004 §1.4): the optimal support "
+            f"{who}: Assumption 1 fails (Tang et al. 2024, Sec. 4.1): the optimal support "
             f"{support} does not form a non-singular basis with a positive solution."
         )
     lam = basis_multipliers(mu, a, support)
@@ -238,7 +240,8 @@ def optimal_basis(
         j = int(tied[0])
         value = float(mu[basis] @ x_b[0])
         raise InvalidInstanceError(
-            f"{who}: Assumption 1 fails (spec 004 §1.4): the optimum (value {value:.6g}, basis "
+            f"{who}: Assumption 1 fails (Tang et al. 2024, Sec. 4.1): the optimum (value "
+            f"{value:.6g}, basis "
             f"{{{', '.join(_item_name(i, k) for i in support)}}}) is not unique: "
             f"{_item_name(j, k)} has reduced cost {float(rc[j]):.3g} (not < 0), so bringing it "
             f"into the basis gives another optimal solution. Perturb the means so that the best "
@@ -252,7 +255,7 @@ def optimal_basis(
 def mixing_weights(
     answer: Iterable[int], rewards: ArrayLike, costs: ArrayLike, thresholds: ArrayLike
 ) -> FloatArray:
-    """The mixed arm of a basis: ``x_X = A_X⁻¹ b`` on ``X``, 0 elsewhere (Remark 2, spec §1.4).
+    """The mixed arm of a basis: ``x_X = A_X⁻¹ b`` on ``X``, 0 elsewhere (Tang et al., Remark 2).
 
     With estimated ``(r̂, ĉ)`` this is the estimate ``x̂_X = Â_X⁻¹ b`` of Remark 2. Returns the
     (K+L,) vector ``x``: ``x[:K]`` are the weights ``p`` of the mixed arm (they sum to 1),

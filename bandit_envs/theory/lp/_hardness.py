@@ -16,7 +16,7 @@ from bandit_envs.theory.lp._bases import FloatArray, IntArray, basis_table
 
 @dataclass(frozen=True)
 class Hardness:
-    """Hardness quantities of an instance (spec 004 §1.6, eqs. (9)–(11)); squared, σ-weighted.
+    """Hardness of an instance (Tang et al. 2024, Sec. 4.1, eqs. (9)–(11)); squared, σ-weighted.
 
     Attributes:
         delta0_sq: ``Δ0²``, the optimal-support infeasibility gap (eq. 11).
@@ -40,11 +40,11 @@ class Hardness:
     def rates(
         self, n_arms: int, n_constraints: int, n_unknown: int | None = None
     ) -> dict[str, float | None]:
-        """The error exponents of spec 004 §3 (coefficients of N in ``-log P(err)``).
+        """The error exponents of Tang et al. (2024), Sec. 4 (coefficients of N in ``-log P(err)``).
 
-        ``lower_bound_rate = ½ min(Δ0², Δ_(L+2)²)`` (Theorem 2: no consistent algorithm has a
-        better exponent), ``uslp_rate = lower_bound_rate / K`` (USLP's exponent is at most
-        that), and ``sfsr_rate``, eq. (15)'s guaranteed SFSR exponent
+        ``lower_bound_rate = ½ min(Δ0², Δ_(L+2)²)`` (Theorem 2, eq. (13): no consistent algorithm
+        has a better exponent), ``uslp_rate = lower_bound_rate / K`` (eq. (14): USLP's exponent is
+        at most that), and ``sfsr_rate``, eq. (15)'s guaranteed SFSR exponent
         ``min{Δ0²/K, min_{2≤i≤K} Δ_(L+i)²/i} / (3((L+1)/2 + log K0))`` (``K0 = n_unknown``,
         default K; the paper states it for ``K0 = K``). ``None`` when the gaps are unknown.
         """
@@ -223,9 +223,10 @@ def hardness(
     grid_points: int = 1024,
     max_bases: int = MAX_HARDNESS_BASES,
 ) -> Hardness:
-    """``Δ0²``, the arm gaps ``Δ_a²`` and ``Δ_(L+2)²`` of spec 004 §1.6 (eqs. (9)–(11)).
+    """``Δ0²``, the arm gaps ``Δ_a²`` and ``Δ_(L+2)²`` of Tang et al. (2024), eqs. (9)–(11).
 
-    **Reduction used** (ours; spec 004 §1.6 suggests SLSQP on the raw bilinear program). For
+    **Reduction used** (ours; the paper gives no algorithm, and each ``Δ_J²`` is a small
+    non-convex bilinear program that a local solver such as SLSQP only estimates). For
     fixed mixing weights the alternative means enter linearly, so the inner minimisation over
     ``θ̃`` is a projection with a closed form:
 
@@ -236,18 +237,20 @@ def hardness(
       ``I*`` and ``q`` of ``J``, where ``R`` is the squared distance from ``r`` to the half-space
       ``r̃·(q − p) ≥ 0`` and ``C_l`` the squared distance from ``c_l`` to the set defined by the
       two constraints of row ``l`` (closed forms: :func:`_two_constraints`); only unknown arms
-      move (known arms and slacks are fixed, spec 004 §1.6);
+      move (known arms and slacks are fixed, as in eq. (9));
     * ``Δ0²`` (eq. 11) is the least move that puts ``I*`` on the boundary of feasibility, i.e.
       some weight ``p_i = 0`` or some slack ``s_l = 0`` (the boundary also covers the singular
       case): ``σ_c⁻² min_face Σ_l C_l(p)``.
 
     When both ``I*`` and ``J`` have one real arm (e.g. L = 1, deterministic optima) there is
-    nothing to search and the values are the closed forms of spec 004 §1.6 (a)–(c). Otherwise the
-    (≤ 2L-dimensional) weights are searched on a grid of about ``grid_points`` points refined by
-    a compass search: upper estimates of non-convex infima (``approximate=True``). Checks: the
-    spec's L = 1 prototype values (A1r–A3r, H1r, H2r, §4.5b) are reproduced to 4 digits, and on
-    the Table-1 instances and 11 Appendix-C draws the defaults agree with a 16× finer grid and
-    8 starts within 0.2 % (about 1–2 s per Table-1 instance; the env caches it).
+    nothing to search and the values are closed forms (for L = 1 and ``I* = {i, slack}``:
+    ``Δ0² = (c̄ − c_i)²/σ_c²``, and ``Δ_J² = (r_i − r_j)²/(2σ_r²) + (c_j − c̄)_+²/σ_c²`` for
+    ``J = {j, slack}``). Otherwise the (≤ 2L-dimensional) weights are searched on a grid of about
+    ``grid_points`` points refined by a compass search: upper estimates of non-convex infima
+    (``approximate=True``). We checked the search against multi-start SLSQP solves of the
+    bilinear programs on the L = 1 instances A1r–A3r, H1r and H2r (4 digits), and, on the
+    Table-1 instances and 11 draws of the App. C generator, against a 16× finer grid with 8
+    starts (within 0.2 %). The environments cache the result.
 
     Args:
         rewards: the mean rewards ``r`` (K,).
