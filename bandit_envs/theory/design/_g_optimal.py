@@ -237,8 +237,8 @@ def g_optimal_design(
 ) -> DesignResult:
     """G-optimal design ``argmin_w max_k x_kᵀ A(w)⁻¹ x_k``.
 
-    The G-allocation of Soare, Lazaric & Munos (2014), eq. (12), in the continuous form of their eq.
-    (21) (App. C). By the Kiefer–Wolfowitz theorem (their Prop. 3, App. B.1) the G-optimal and
+    The G-allocation of Soare, Lazaric & Munos (2014), eq. (12), in the continuous form of their
+    eq. (21) (App. C). By the Kiefer–Wolfowitz theorem (their Prop. 3, App. B.1) the G-optimal and
     D-optimal designs coincide and the optimal value is the rank ``r`` of the features; for any
     design ``max_k x_kᵀA(w)⁻¹x_k ≥ r``. The D-optimal design is computed by Frank–Wolfe with exact
     line search and away steps (Fedorov–Wynn / Wolfe–Atwood). For large ``K`` the solver works on a

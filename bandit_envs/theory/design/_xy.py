@@ -202,16 +202,16 @@ def xy_pair_value(
 
     The value of a design on the pairs of ``among`` (RAGE's ρ(𝒵̂_k) = max_{z,z'∈𝒵̂_k}
     ‖z − z'‖²_{A(λ)⁻¹} at the weights actually rounded, Fiez, Jain, Jamieson & Ratliff 2019,
-    Alg. 1; with all arms, the ``ρ^XY`` of Soare, Lazaric & Munos 2014, App. C). ``A(w) = Σ_k w_k
-    x_k x_kᵀ`` is inverted on its range (eigenvalues above ``1e-12`` times the largest, as
-    :func:`agents.common.design_cache.pinv_parts`); the value is ``inf`` if some difference has a
-    component outside that range (larger than ``1e-9`` times the scale of the features and of the
-    differences), exactly the rule of :func:`agents.linear_bai.rage.xy_value` on the materialised
-    differences, to which it is equal up to round-off. The features are used as given (no change of
-    basis). The maximum comes from the blocked scan of :func:`_pair_scan` on the whitened
-    coordinates ``x_k V Λ^{-1/2}``: ``O(n²r)`` time and ``O(n)`` memory per block of
-    :data:`_PAIR_BLOCK` rows (``n`` arms in
-    ``among``); the maximum is recomputed from the differences, so it is the exact value.
+    Alg. 1; with all arms, the ``ρ^XY`` of Soare, Lazaric & Munos 2014, App. C).
+    ``A(w) = Σ_k w_k x_k x_kᵀ`` is inverted on its range (eigenvalues above ``1e-12`` times the
+    largest, as :func:`agents.common.design_cache.pinv_parts`); the value is ``inf`` if some
+    difference has a component outside that range (larger than ``1e-9`` times the scale of the
+    features and of the differences), exactly the rule of :func:`agents.linear_bai.rage.xy_value`
+    on the materialised differences, to which it is equal up to round-off. The features are used
+    as given (no change of basis). The maximum comes from the blocked scan of :func:`_pair_scan`
+    on the whitened coordinates ``x_k V Λ^{-1/2}``: ``O(n²r)`` time and ``O(n)`` memory per block
+    of :data:`_PAIR_BLOCK` rows (``n`` arms in ``among``); the maximum is recomputed from the
+    differences, so it is the exact value.
 
     Args:
         features: Arm coordinates ``x_k``, shape ``(K, h)``.
