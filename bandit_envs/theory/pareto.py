@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Callable, Iterable
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -124,7 +124,7 @@ def _dominated_by(points: FloatArray, others: FloatArray) -> BoolArray:
         weak &= a >= b
         strict |= a > b
     weak &= strict
-    return weak.any(axis=1)
+    return cast(BoolArray, weak.any(axis=1))  # an array: numpy's stubs also allow a scalar
 
 
 def pareto_mask(means: ArrayLike) -> BoolArray:
@@ -513,7 +513,7 @@ def is_eps_pareto_set(answer: Iterable[int], means: ArrayLike, eps: float) -> bo
     mu = _as_means(means, who)
     if isinstance(eps, (bool, np.bool_)) or not np.isscalar(eps):
         raise InvalidParameterError(f"{who}: eps must be a finite float >= 0; got {eps!r}.")
-    e = float(eps)
+    e = float(cast(float, eps))  # np.isscalar's TypeGuard narrowed eps to non-float types
     if not (np.isfinite(e) and e >= 0.0):
         raise InvalidParameterError(f"{who}: eps must be a finite float >= 0; got {eps!r}.")
     k = mu.shape[0]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -181,7 +182,7 @@ def _ip_restricted(
         comp_s = mu_b - lam * s
         comp_w = mu_b - nu * w
         rhs1 = -r_d - jac.T @ (dd * r_x) - jac.T @ (comp_s / s) + comp_w / w
-        rhs2 = -(r_t - dd @ r_x - float((comp_s / s).sum()))
+        rhs2 = -(r_t - cast(float, dd @ r_x) - float((comp_s / s).sum()))  # 1-D @ 1-D: a scalar
         sol = _ip_dense_step(zr, yr, c, lam, dd, jac, nu, w, rhs1, rhs2, -r_e)
         if sol is None:
             break

@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from bandit_envs.errors import InvalidParameterError
-from bandit_envs.theory.lp._bases import FloatArray, IntArray, basis_table
+from bandit_envs.theory.lp._bases import BoolArray, FloatArray, IntArray, basis_table
 
 
 @dataclass(frozen=True)
@@ -97,7 +97,7 @@ def _two_constraints(
     active); parallel constraints are handled by the one-active candidates.
     """
 
-    def sat(g: FloatArray, eq: Any) -> FloatArray:
+    def sat(g: FloatArray, eq: Any) -> BoolArray:
         return np.where(eq, np.abs(g) <= _TOL, g <= _TOL)
 
     best = np.where(sat(g1, eq1) & sat(g2, eq2), 0.0, np.inf)
@@ -296,7 +296,13 @@ def hardness(
             eq[item - k] = True
         cf, uf = c[:, keep], unk[keep].astype(np.float64)
 
-        def face(rows: IntArray, w: list[FloatArray], cf=cf, uf=uf, eq=eq) -> FloatArray:
+        def face(
+            rows: IntArray,
+            w: list[FloatArray],
+            cf: FloatArray = cf,
+            uf: FloatArray = uf,
+            eq: BoolArray = eq,
+        ) -> FloatArray:
             p = w[0]
             norm2 = _dot(p * p, uf)
             total = np.zeros(p.shape[:2])
@@ -335,11 +341,11 @@ def hardness(
         def pair(
             rows: IntArray,
             w: list[FloatArray],
-            r_j=r_j,
-            c_j=c_j,
-            u_j=u_j,
-            overlap=overlap,
-            slack_j=slack_j,
+            r_j: FloatArray = r_j,
+            c_j: FloatArray = c_j,
+            u_j: FloatArray = u_j,
+            overlap: FloatArray = overlap,
+            slack_j: BoolArray = slack_j,
         ) -> FloatArray:
             p, q = w
             m11 = _dot(p * p, u_i)
