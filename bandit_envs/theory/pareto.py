@@ -464,12 +464,9 @@ def complexities(gaps: ArrayLike, h: int) -> dict[str, float]:
 
 
 def _answer_items(value: Any, n_items: int, who: str) -> frozenset[int]:
-    """Validate ``value`` as a set of arm indices in ``0..n_items-1``; return it as a frozenset.
+    """``value`` as a frozenset of arm indices in ``0..n_items-1``, or InvalidAnswerError.
 
-    The rules and messages of :func:`bandit_envs.core.problem.as_answer` (any iterable of
-    integers; a bare number, a string, a boolean or an index out of range raises
-    :class:`~bandit_envs.errors.InvalidAnswerError`), restated here because the task layer is
-    built on this module, not the other way round.
+    The rules and messages of :func:`bandit_envs.core.problem.as_answer`, which sits above us.
     """
     if isinstance(value, (numbers.Number, str, bytes)) or not isinstance(value, Iterable):
         raise InvalidAnswerError(
