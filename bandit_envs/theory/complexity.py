@@ -7,8 +7,8 @@ Linear best-arm identification with Gaussian noise ``N(0, σ²)``: the character
 is such that every δ-correct algorithm has ``E[τ_δ] ≥ T*(θ) · kl(δ, 1 − δ) ≈ T*(θ) log(1/δ)``
 (Garivier & Kaufmann 2016 for the unstructured case; Fiez, Jain, Jamieson & Ratliff 2019,
 Degenne, Ménard, Shang & Valko 2020 for linear bandits). Up to the factor ``2σ²`` it is Soare,
-Lazaric & Munos' oracle complexity ``H_LB`` (spec 001 §1.5, Eq. 6): ``T* = 2σ² H_LB``, and the
-minimising design is the oracle allocation ``λ*`` (spec 001 §1.8, §2.4).
+Lazaric & Munos' (2014) oracle complexity ``H_LB`` (their eq. (6)): ``T* = 2σ² H_LB``, and the
+minimising design is their oracle allocation ``λ*`` (Sec. 3, the continuous form of eq. (5)).
 """
 
 from __future__ import annotations
@@ -33,12 +33,14 @@ def linear_best_arm_complexity(
 ) -> dict[str, Any]:
     """Characteristic time ``T*(θ)`` and oracle design of Gaussian linear best-arm identification.
 
-    ``T*(θ) = min_w max_{x ≠ x*} 2σ²‖x* − x‖²_{A(w)⁻¹}/Δ_x² = 2σ² H_LB`` (spec 001 §1.5 Eq. 6,
-    §1.8), computed by :func:`bandit_envs.theory.design.transductive_design` with targets ``x* − x`` and
-    weights ``1/Δ_x²`` and a certified duality gap. On the paper's instance (spec 001 §1.9:
-    ``e_1..e_d`` and ``(cos ω, sin ω, 0, …)``, ``θ = 2e_1``, ``ω = 0.01``) ``H_LB ≈ 10100.84`` for
-    ``d = 5``. Satisfies Lemma 2 of spec 001 (corrected lower bound):
-    ``max_y ‖y‖²/(L²Δ_y²) ≤ H_LB ≤ 4d/Δ_min²``.
+    ``T*(θ) = min_w max_{x ≠ x*} 2σ²‖x* − x‖²_{A(w)⁻¹}/Δ_x² = 2σ² H_LB`` (Soare, Lazaric &
+    Munos 2014, eq. (6)), computed by :func:`bandit_envs.theory.design.transductive_design` with
+    targets ``x* − x``, weights ``1/Δ_x²`` and a certified duality gap. On the instance of the
+    paper's Sec. 6 (``e_1..e_d`` and ``(cos ω, sin ω, 0, …)``, ``θ = 2e_1``, ``ω = 0.01``)
+    ``H_LB ≈ 10100.84`` for ``d = 5`` (our computation; the paper prints no value). It satisfies
+    the paper's Lemma 2 with the lower bound corrected,
+    ``max_y ‖y‖²/(L²Δ_y²) ≤ H_LB ≤ 4d/Δ_min²`` (the lower bound as printed,
+    ``max_y ‖y‖²/(LΔ_min²)``, fails on that same instance).
 
     Args:
         features: Arm features, shape ``(K, h)``.
@@ -47,8 +49,8 @@ def linear_best_arm_complexity(
             0, and the oracle weights are those of the ``σ = 1`` problem (they do not depend on
             ``σ``).
         tol: Relative tolerance of the certified duality gap of the design solve. The default
-            is tight because the oracle weights of near-degenerate instances (spec 001 §1.9:
-            ``λ(e_1)/λ(e_2) = tan(ω/2)``) are only resolved near the optimum.
+            is tight because the oracle weights of near-degenerate instances (on the Sec. 6
+            instance ``λ(e_1)/λ(e_2) = tan(ω/2) ≈ 0.005``) are only resolved near the optimum.
         tie_rtol: Two means closer than ``tie_rtol · max(1, max_k |μ_k|)`` count as a tie.
 
     Returns:
@@ -59,7 +61,7 @@ def linear_best_arm_complexity(
         * ``"best_arm"``: index of ``x*`` (int);
         * ``"gaps"``: ``Δ_k = μ* − μ_k``, shape ``(K,)``, 0 for the best arm;
         * ``"min_gap"``: ``Δ_min`` (``inf`` when ``K = 1``);
-        * ``"h_lb"``: ``H_LB = T*/(2σ²)`` (the σ-free complexity of spec 001 Eq. 6);
+        * ``"h_lb"``: ``H_LB = T*/(2σ²)`` (the σ-free complexity of Soare et al.'s eq. (6));
         * ``"lower_bound_gap"``: the certified duality gap of the solve, in the units of
           ``"lower_bound"`` (``T*`` lies in ``[lower_bound − gap, lower_bound]``);
         * ``"converged"``: whether the relative gap ``≤ tol`` was certified.
@@ -98,7 +100,7 @@ def linear_best_arm_complexity(
         raise ValueError(
             f"The best arm is not unique: arms {[best, *tied.tolist()]} all have the largest "
             f"mean {means[best]:.6g} (within {tie_rtol:g} relative). Best-arm identification "
-            "needs a unique best arm (spec 001 §1.1)."
+            "needs a unique best arm (Soare, Lazaric & Munos 2014, Sec. 2)."
         )
     if k == 1:
         return {

@@ -1,19 +1,21 @@
 """All ε-good arms in (linear) bandits: the good set, its gaps, the lower bound and GLR statistics.
 
-The math of spec 002 (Li, Ma, Hua & Zhu, "Identifying All ε-Best Arms in (Misspecified) Linear
-Bandits"), written once for the :class:`~bandit_envs.core.tasks.AllEpsilonGood` task, the ε-good
-environments and the agents:
+The math of Li, Ma, Hua & Zhu (2025), "Identifying All ε-Best Arms in (Misspecified) Linear
+Bandits" (arXiv 2510.00073), written once for the :class:`~bandit_envs.core.tasks.AllEpsilonGood`
+task, the ε-good environments and the agents:
 
-* :func:`good_mask` and :func:`eps_good_gaps`: ``G_ε`` (eq. (2), through the task's own
-  threshold), the gaps ``α_ε``, ``β_ε``, ``ξ = min(α_ε, β_ε)/16`` and the round ``R_upper`` by
-  which LinFACT stops on its clean event (spec 002 §1.2; Theorem 4.2, Lemma EC.16);
+* :func:`eps_good_threshold`, :func:`good_mask` and :func:`eps_good_gaps`: ``G_ε`` (Definition
+  2.1, eq. (2); the threshold is the task's), the gaps ``α_ε``, ``β_ε`` (Sec. 2),
+  ``ξ = min(α_ε, β_ε)/16`` (Theorems 4.1–4.2) and the round ``R_upper`` by which LinFACT stops
+  on its clean event (Lemma EC.16);
 * :func:`eps_good_lower_bound`: the characteristic time ``T*(μ)`` of Theorem 3.2 (eq. (19),
-  spec 002 §1.8) and its optimal allocation ``p*``, solved with a certified duality gap;
-* :func:`eps_good_glr`: the per-culprit GLR statistics of the Gaussian linear problem (spec 002
-  §1.9, Proposition EC.1 with EC.4.18 / EC.4.22), for Track-and-Stop style stopping rules.
+  Sec. 3) and its optimal allocation ``p*``, solved with a certified duality gap;
+* :func:`eps_good_glr`: the per-culprit GLR statistics of the Gaussian linear problem
+  (App. EC.2, Proposition EC.1 with EC.4.18 / EC.4.22), for Track-and-Stop style stopping rules.
 
-Culprits (Theorem 3.2). With arm ``1`` the best arm (the lowest index among tied best arms, spec
-002 §5 item 23), ``y_ij = a_i − a_j`` for ``i ∈ G_ε, j ≠ i`` with margin
+Culprits (Theorem 3.2). With arm ``1`` the best arm (the paper assumes it unique; among tied best
+arms we take the lowest index, so that ``T*`` is defined on instances with ties such as the static
+instances of App. EC.12.2), ``y_ij = a_i − a_j`` for ``i ∈ G_ε, j ≠ i`` with margin
 ``b_ij = y_ijᵀθ + ε = μ_i − μ_j + ε`` (an alternative where good arm ``i`` falls more than ε below
 arm ``j``), and ``y_m = a_1 − a_m`` for ``m ∉ G_ε`` with margin ``b_m = y_mᵀθ − ε`` (an alternative
 where bad arm ``m`` rises to within ε of the best arm). The information of culprit ``x`` under an
@@ -22,7 +24,7 @@ allocation ``p`` is ``C_x(p) = b_x² / (2‖y_x‖²_{V_p⁻¹})`` (EC.4.18, EC.
 ``T*(μ) = min_{p ∈ S_K} max_x 2‖y_x‖²_{V_p⁻¹} / b_x²``,  ``V_p = Σ_i p_i a_i a_iᵀ``,
 
 so that every δ-PAC algorithm has ``E[τ_δ] ≥ T*(μ) log(1/(2.4δ))`` for ``N(μ_i, 1)`` rewards (σ²
-times that for ``N(μ_i, σ²)``). With no bad arm the second family is empty (spec 002 §1.8). With
+times that for ``N(μ_i, σ²)``). With no bad arm the second family is empty. With
 identity features it is the unstructured bound of Al Marjani et al. (2022) (Remark 3.3).
 
 Multiplicative variant (``G_ε = {i : μ_i ≥ (1 − ε)·max μ}``; mentioned, not studied, by the paper):
@@ -34,12 +36,12 @@ the same construction with ``y_ij = a_i − (1 − ε)a_j``, ``b_ij = μ_i − (
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from bandit_envs.core.tasks import AllEpsilonGood
 from bandit_envs.errors import InvalidInstanceError, InvalidParameterError
 from bandit_envs.theory.design import transductive_design
 
@@ -52,6 +54,7 @@ __all__ = [
     "eps_good_gaps",
     "eps_good_glr",
     "eps_good_lower_bound",
+    "eps_good_threshold",
     "good_mask",
     "unstructured_eps_good_lower_bound",
 ]
@@ -71,11 +74,47 @@ def _means(means: ArrayLike, who: str) -> FloatArray:
     return mu
 
 
-def good_mask(means: ArrayLike, epsilon: float, *, multiplicative: bool = False) -> np.ndarray:
-    """``G_ε`` as a boolean mask: ``μ_i ≥`` the task's threshold (spec 002 eq. (2), ``≥``).
+def _check_epsilon(epsilon: object, multiplicative: bool) -> float:
+    """``ε`` as a float, refused as the ``AllEpsilonGood`` task refuses it (same messages)."""
+    who = "AllEpsilonGood"
+    if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real):
+        raise InvalidParameterError(f"{who}: epsilon must be a finite float >= 0; got {epsilon!r}.")
+    eps = float(epsilon)
+    if not np.isfinite(eps) or eps < 0:
+        raise InvalidParameterError(f"{who}: epsilon must be a finite float >= 0; got {epsilon!r}.")
+    if eps == 0.0:
+        raise InvalidInstanceError(
+            f"{who}: epsilon must be > 0 (with epsilon = 0 the best arm sits on the "
+            "threshold and the problem has infinite complexity; use the best-arm task instead)."
+        )
+    if multiplicative and eps > 1.0:
+        raise InvalidInstanceError(
+            f"{who}: the multiplicative definition needs 0 < epsilon <= 1, got {eps!r}."
+        )
+    return eps
 
-    The threshold is :meth:`AllEpsilonGood.threshold` (``max μ − ε``, or ``(1 − ε)·max μ``).
-    Spec 002 §6 fact 1: ``μ = (1, 0.9, 0.5)``, ``ε = 0.1`` gives ``{0, 1}``.
+
+def eps_good_threshold(means: ArrayLike, epsilon: float, *, multiplicative: bool = False) -> float:
+    """The threshold of ``G_ε``: ``max μ − ε``, or ``(1 − ε)·max μ`` when multiplicative.
+
+    Li, Ma, Hua & Zhu (2025), eq. (2); the multiplicative variant is the one the paper mentions.
+    ``epsilon`` is checked as the ``AllEpsilonGood`` task checks it (``ε > 0``, and ``ε ≤ 1`` when
+    multiplicative), and the threshold is the task's, computed in the same floating-point order.
+
+    Raises:
+        InvalidParameterError: ``epsilon`` is not a finite float ``>= 0``.
+        InvalidInstanceError: ``epsilon`` is 0, or above 1 with the multiplicative definition.
+    """
+    eps = _check_epsilon(epsilon, multiplicative)
+    top = float(np.max(np.asarray(means, dtype=float)))
+    return (1.0 - eps) * top if multiplicative else top - eps
+
+
+def good_mask(means: ArrayLike, epsilon: float, *, multiplicative: bool = False) -> np.ndarray:
+    """``G_ε`` as a boolean mask: ``μ_i ≥`` the task's threshold (Li et al. 2025, eq. (2), ``≥``).
+
+    The threshold is :func:`eps_good_threshold` (``max μ − ε``, or ``(1 − ε)·max μ``). For
+    example ``μ = (1, 0.9, 0.5)``, ``ε = 0.1`` gives ``{0, 1}`` (arm 1 is on the threshold).
 
     Args:
         means: the means ``μ`` (true or estimated), shape ``(K,)``.
@@ -86,13 +125,12 @@ def good_mask(means: ArrayLike, epsilon: float, *, multiplicative: bool = False)
         A boolean array of shape ``(K,)``.
     """
     mu = _means(means, "good_mask")
-    task = AllEpsilonGood(epsilon, multiplicative=multiplicative)
-    return mu >= task.threshold(mu)
+    return mu >= eps_good_threshold(mu, epsilon, multiplicative=multiplicative)
 
 
 @dataclass(frozen=True)
 class EpsGoodGaps:
-    """The good set and the gaps of an all-ε-good instance (spec 002 §1.2).
+    """The good set and the gaps of an all-ε-good instance (Li et al. 2025, Sec. 2).
 
     Attributes:
         threshold: ``max μ − ε`` (or ``(1 − ε)·max μ``).
@@ -132,25 +170,25 @@ def _rounds(gap: float) -> float:
 
 
 def eps_good_gaps(means: ArrayLike, epsilon: float, *, multiplicative: bool = False) -> EpsGoodGaps:
-    """``G_ε``, ``α_ε``, ``β_ε``, ``ξ`` and ``R_upper`` of the means (spec 002 §1.2).
+    """``G_ε``, ``α_ε``, ``β_ε``, ``ξ`` and ``R_upper`` of the means (Li et al. 2025, Sec. 2).
 
     Additive: ``α_ε = min_{i∈G_ε}(ε − Δ_i)``, ``β_ε = min_{i∉G_ε}(Δ_i − ε)``. Multiplicative: the
     same distances to the threshold ``(1 − ε)·max μ``. Nothing is refused here: an arm on the
-    threshold gives ``α_ε = 0`` and ``R_upper = inf`` (spec 002 §6 fact 1: ``μ = (1, 0.9, 0.5)``,
-    ``ε = 0.1`` gives ``G_ε = {0, 1}``, ``α_ε = 0``, ``β_ε = 0.4``).
+    threshold gives ``α_ε = 0`` and ``R_upper = inf`` (e.g. ``μ = (1, 0.9, 0.5)``, ``ε = 0.1``
+    gives ``G_ε = {0, 1}``, ``α_ε = 0``, ``β_ε = 0.4``).
 
     Raises:
         InvalidInstanceError: multiplicative definition with a best mean ``≤ 0`` (as the task).
     """
     mu = _means(means, "eps_good_gaps")
-    task = AllEpsilonGood(epsilon, multiplicative=multiplicative)
+    eps = _check_epsilon(epsilon, multiplicative)
     best = int(np.argmax(mu))
     if multiplicative and mu[best] <= 0.0:
         raise InvalidInstanceError(
             f"eps_good_gaps: the multiplicative definition needs a positive best mean; the best "
             f"mean here is {float(mu[best])!r}."
         )
-    thr = float(task.threshold(mu))
+    thr = float(eps_good_threshold(mu, eps, multiplicative=multiplicative))
     good = mu >= thr
     alpha = float(np.min(mu[good] - thr))
     beta = float(np.min(thr - mu[~good])) if np.any(~good) else math.inf
@@ -235,7 +273,7 @@ def eps_good_culprits(
 
 @dataclass(frozen=True)
 class EpsGoodLowerBound:
-    """The lower bound ``T*(μ)`` of Theorem 3.2 and its optimal allocation (spec 002 §1.8).
+    """The lower bound ``T*(μ)`` of Theorem 3.2 and its optimal allocation (Li et al. 2025).
 
     Attributes:
         t_star: ``σ²·T*(μ)`` at the returned allocation (an upper estimate of the optimum:
@@ -270,25 +308,26 @@ def eps_good_lower_bound(
     tol: float = DEFAULT_TOL,
     max_iter: int = 300,
 ) -> EpsGoodLowerBound:
-    """``T*(μ)`` of Theorem 3.2 (eq. (19); spec 002 §1.8) and the optimal allocation ``p*``.
+    """``T*(μ)`` of Theorem 3.2 (Li et al. 2025, eq. (19)) and the optimal allocation ``p*``.
 
     ``T*(μ) = min_{p ∈ S_K} max{ max_{i∈G_ε, j≠i} 2‖a_i − a_j‖²_{V_p⁻¹}/(μ_i − μ_j + ε)²,
     max_{m∉G_ε} 2‖a_1 − a_m‖²_{V_p⁻¹}/(μ_1 − μ_m − ε)² }``, times ``σ²`` for ``N(0, σ²)`` noise:
     ``E[τ_δ] ≥ T*·log(1/(2.4δ))``. It is a transductive design problem
-    (:func:`bandit_envs.theory.design.transductive_design` with targets ``y_x`` and weights ``2/b_x²``),
-    convex in ``p`` (a max of matrix-fractional functions). The features are projected onto
-    their span first (every ``y_x`` lies in it), so rank-deficient features are fine (spec 002
-    §1.4; Free-Wilson features have rank 16 < 21). Memory: ``O(|G_ε|·K·h)`` for the culprits.
+    (:func:`bandit_envs.theory.design.transductive_design` with targets ``y_x`` and weights
+    ``2/b_x²``), convex in ``p`` (a max of matrix-fractional functions). The features are projected
+    onto their span first (every ``y_x`` lies in it), so rank-deficient features are fine (the
+    Free-Wilson features of the paper's Sec. 7.2 have rank 16 < 21). Memory: ``O(|G_ε|·K·h)`` for
+    the culprits.
 
     Solver: the interior-point method of ``transductive_design`` (``method="interior_point"``:
     primal–dual Newton steps on working sets of culprits and arms grown by constraint and
     column generation) with the certificate ``T* ≥ 2h_q(p) − max_k d_k(p)``; the result is
     certified to the relative tolerance ``tol`` (default :data:`DEFAULT_TOL` = 1e-4; reported in
-    ``converged``/``certified``). Measured on one core: K = 10 (adaptive instance) in about
-    10 ms; K = 960 (Free-Wilson, ~20 000 culprits) in 0.5–3 s (multi-threaded OpenBLAS on a
-    machine whose cores are busy is 10–40× slower on these 600×600 factorisations: set
-    ``OPENBLAS_NUM_THREADS=1``, as the sweeps' workers do). Spec 002 §6 values: ``K = 2``,
-    ``e_i``, ``μ = (1, 0)``, ``ε = 0.5``: ``T* = 32``; static ``d = 8``: ``T* = 120`` at
+    ``converged``/``certified``). On a machine whose cores are busy, multi-threaded BLAS slows
+    the factorisations of the large instances down: set ``OPENBLAS_NUM_THREADS=1``, as the
+    sweeps' workers do (``docs/performance.md`` has the timings). Worked values: ``K = 2``,
+    ``e_i``, ``μ = (1, 0)``, ``ε = 0.5``: ``T* = 32`` (``8(1/p_1 + 1/p_2)`` at ``p = (1/2, 1/2)``);
+    the static instance of App. EC.12.2 with ``d = 8``: ``T* = 120`` at
     ``p = (0.2, 2/15 ×3, 0.1 ×4)``.
 
     Args:
@@ -332,7 +371,7 @@ def eps_good_lower_bound(
         on = np.flatnonzero(mu == gaps.threshold)
         raise InvalidInstanceError(
             f"{who}: arm(s) {on.tolist()} lie exactly on the threshold {gaps.threshold!r}: "
-            "alpha_eps or beta_eps is 0 and T* is infinite (spec 002 §1.2)."
+            "alpha_eps or beta_eps is 0 and T* is infinite (Li et al. 2025, Sec. 2)."
         )
     targets, margins = eps_good_culprits(x, mu, epsilon, multiplicative=multiplicative)
     if targets.shape[0] == 0:  # a single arm: nothing to identify
@@ -367,7 +406,7 @@ def unstructured_eps_good_lower_bound(
 
 @dataclass(frozen=True)
 class EpsGoodGLR:
-    """Per-culprit GLR statistics on the empirical instance (spec 002 §1.9).
+    """Per-culprit GLR statistics on the empirical instance (Li et al. 2025, App. EC.2).
 
     Attributes:
         means: the estimated means ``μ̂ = Aθ̂``, shape ``(K,)``.
@@ -417,15 +456,15 @@ def eps_good_glr(
     leverages: ArrayLike | None = None,
     means: ArrayLike | None = None,
 ) -> EpsGoodGLR:
-    """GLR statistics ``Λ̂_{t,x}`` of every culprit of the empirical instance (spec 002 §1.9).
+    """GLR statistics ``Λ̂_{t,x}`` of the empirical instance's culprits (Li et al. 2025, App. EC.2).
 
     ``Λ̂_ij = (y_ijᵀθ̂ + ε)²/(2σ²‖y_ij‖²_{V_t⁻¹})`` for ``i ∈ Ĝ_ε, j ≠ i`` and
     ``Λ̂_m = (y_mᵀθ̂ − ε)²/(2σ²‖y_m‖²_{V_t⁻¹})`` for ``m ∉ Ĝ_ε`` (Proposition EC.1 with EC.4.18,
     EC.4.22), culprits and the best arm computed on ``μ̂`` (the multiplicative variant as in the
     module docstring). A margin ``≤ 0`` (an empirical arm on the threshold) gives 0. The SGLR
     rule (EC.2.12) stops when ``min_x Λ̂_x`` exceeds a threshold ``β̂_t(δ)``, which the paper does
-    not specify. At the true θ with ``V_t = t·V_{p*}`` the minimum equals ``t/T*`` (spec 002 §6
-    fact 17).
+    not specify. At the true θ with ``V_t = t·V_{p*}`` the minimum equals ``t/T*``: the statistic
+    and :func:`eps_good_lower_bound` agree.
 
     ``features`` may be in any coordinates (e.g. an orthonormal basis of their span), with
     ``gram_inv`` the inverse Gram matrix in the same coordinates. Cost ``O(K h² + |Ĝ_ε| K h)``,

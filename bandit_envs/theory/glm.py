@@ -1,27 +1,27 @@
-"""Generalized linear models: canonical links and maximum likelihood (spec 002 §1.7, §2.6).
+"""Generalized linear models: canonical links and maximum likelihood.
 
-The math of Section 6 of Li, Ma, Hua & Zhu ("Identifying All ε-Best Arms in (Misspecified)
-Linear Bandits", paper text L462–L523), written once for the GLM reward models
-(:class:`~bandit_envs.core.models.LogisticGLM`, :class:`~bandit_envs.core.models.PoissonGLM`) and the
-LinFACT-GLM agent:
+The math of Section 6 of Li, Ma, Hua & Zhu (2025), "Identifying All ε-Best Arms in (Misspecified)
+Linear Bandits" (arXiv 2510.00073), written once for the GLM reward models
+(:class:`~bandit_envs.core.models.LogisticGLM`, :class:`~bandit_envs.core.models.PoissonGLM`) and
+the LinFACT-GLM agent:
 
 * :data:`LINKS`: the canonical exponential families used here, each with its inverse link
   ``μ_link = ḃ`` (eq. 36), the derivative ``μ̇_link = b̈`` (the variance function) and the
   cumulant ``b`` of the log-likelihood (eq. 37–38); ``"identity"`` (Gaussian, the linear model),
   ``"logistic"`` (Bernoulli) and ``"poisson"``;
-* :func:`glm_mle`: the maximum likelihood estimator of eq. 38 — the root of the estimating
-  equation (eq. 39) ``Σ_s (X_s − μ_link(a_{A_s}ᵀθ)) a_{A_s} = 0`` — by Newton's method (IRLS,
-  "iteratively reweighted least squares", the paper's suggestion L476) from per-arm pull counts
-  and outcome sums (the sufficient statistics of a canonical GLM), with the safeguards of spec
-  002 §2.6: a small ridge (the MLE does not exist with separable data: an arm whose pulls all
-  failed has ``θ̂ → −∞`` along its direction), backtracking line search (every step increases
-  the penalised likelihood) and an iteration cap.
+* :func:`glm_mle`: the maximum likelihood estimator of eq. 38 — the root of the estimating equation
+  (eq. 39) ``Σ_s (X_s − μ_link(a_{A_s}ᵀθ)) a_{A_s} = 0`` — by Newton's method (IRLS, "iteratively
+  reweighted least squares", which the paper suggests after eq. 39) from per-arm pull counts and
+  outcome sums (the sufficient statistics of a canonical GLM), with safeguards the paper leaves
+  open: a small ridge (the MLE does not exist with separable data: an arm whose pulls all failed has
+  ``θ̂ → −∞`` along its direction), backtracking line search (every step increases the penalised
+  likelihood) and an iteration cap.
 
-Assumption 6 of the paper (L488): ``μ̇_link(aᵀθ̌) ≥ c_min > 0`` for every arm and every ``θ̌``
+Assumption 6 of the paper (Sec. 6): ``μ̇_link(aᵀθ̌) ≥ c_min > 0`` for every arm and every ``θ̌``
 between ``θ`` and ``θ̂``. With a known bound ``|aᵀθ| ≤ B`` on the linear predictors,
-:meth:`Link.min_slope` gives ``c_min = inf_{|x| ≤ B} μ̇_link(x)`` (logistic: ``σ̇(B)``, spec 002
-§1.7) and :meth:`Link.max_slope` the Lipschitz constant ``sup_{|x| ≤ B} μ̇_link(x)`` that turns an
-error on the linear predictor into one on the mean.
+:meth:`Link.min_slope` gives ``c_min = inf_{|x| ≤ B} μ̇_link(x)`` (logistic: ``σ̇(B)``) and
+:meth:`Link.max_slope` the Lipschitz constant ``sup_{|x| ≤ B} μ̇_link(x)`` that turns an error on
+the linear predictor into one on the mean.
 """
 
 from __future__ import annotations
@@ -207,7 +207,7 @@ def glm_mle(
     concave when ``λ > 0``, so the maximiser is unique and Newton with line search converges;
     with ``λ = 0`` and separable data (e.g. an arm whose pulls all failed, alone in its
     direction) the MLE does not exist and the iterates diverge until the cap — hence the default
-    ``λ = 10⁻⁶`` (spec 002 §2.6), whose bias is of order ``λ/n``.
+    ``λ = 10⁻⁶``, whose bias is of order ``λ/n``.
 
     Cost: ``O(K h² + h³)`` per Newton step, vectorised over arms. Arms with ``n_k = 0`` do not
     enter. Work in reduced coordinates (an orthonormal basis of the arms' span, as LinFACT does)

@@ -1,12 +1,12 @@
 """Linear algebra shared by environments and agents: spans, rank-one updates, least squares.
 
-Everything here is float64 and vectorised over arms. The conventions follow spec 001 (Soare,
-Lazaric, Munos 2014) §1.3 and §2.0: a Gram matrix ``A = Σ_t x_t x_tᵀ``, its inverse ``B = A⁻¹``
-kept up to date with Sherman–Morrison (App. C, Eq. 22) and refreshed from scratch periodically to
-stop drift, ``b = Σ_t x_t r_t`` and the OLS estimate ``θ̂ = A⁻¹ b``. When the arms do not span
-``R^h`` (spec 000 §2, "least squares with rank-deficient designs"), only the directions in the span
-of the arms are estimable; :func:`reduce_features` and :func:`projected_least_squares` work in that
-span.
+Everything here is float64 and vectorised over arms. The conventions follow Soare, Lazaric & Munos
+(2014), Sec. 2: a Gram matrix ``A = Σ_t x_t x_tᵀ``, its inverse ``B = A⁻¹`` kept up to date with
+Sherman–Morrison (their App. C, eq. (22)) and refreshed from scratch periodically to stop round-off
+drift, ``b = Σ_t x_t r_t`` and the OLS estimate ``θ̂ = A⁻¹ b``. When the arms do not span ``R^h``
+(least squares with rank-deficient designs: Kone, Kaufmann & Richert, GEGE paper, Sec. 2.2,
+eq. (3)), only the directions in the span of the arms are estimable; :func:`reduce_features` and
+:func:`projected_least_squares` work in that span.
 """
 
 from __future__ import annotations
@@ -57,8 +57,8 @@ def span_basis(features: ArrayLike, rtol: float = DEFAULT_RTOL) -> FloatArray:
 
     Computed from the thin SVD ``features = P S Vᵀ``: the basis is the first ``r`` right singular
     vectors, where the numerical rank ``r`` counts the singular values ``s_i > rtol · s_max``.
-    Used for projected least squares when the arms do not span ``R^h`` (spec 000 §2; spec 001 §1.3
-    assumes a spanning set, which is the special case ``r = h``).
+    Used for projected least squares when the arms do not span ``R^h`` (Kone et al., GEGE paper,
+    Sec. 2.2; Soare et al. 2014 assume a spanning set, the special case ``r = h``).
 
     Args:
         features: Arm features, shape ``(K, h)``.
@@ -89,7 +89,8 @@ def reduce_features(features: ArrayLike) -> tuple[FloatArray, FloatArray]:
 
     Every estimable linear functional of θ lives in the span of the arms, so designs and
     estimators can work in ``r = rank(features)`` coordinates: ``z_k = Uᵀ x_k`` and
-    ``xᵀ M⁻¹ y = zᵀ (UᵀMU)⁻¹ (Uᵀy)`` for ``x, y`` in the span (spec 000 §2; spec 001 §1.3).
+    ``xᵀ M⁻¹ y = zᵀ (UᵀMU)⁻¹ (Uᵀy)`` for ``x, y`` in the span (Kone et al., GEGE paper, Sec. 2.2,
+    eq. (3)).
 
     Args:
         features: Arm features, shape ``(K, h)``.
@@ -125,7 +126,7 @@ def ridge_unit(features: ArrayLike) -> float:
 
 
 def sherman_morrison(inv: ArrayLike, x: ArrayLike, weight: float = 1.0) -> FloatArray:
-    """Inverse of ``A + weight · x xᵀ`` from ``inv = A⁻¹`` (spec 001 App. C, Eq. 22; §2.0).
+    """Inverse of ``A + weight · x xᵀ`` from ``inv = A⁻¹`` (Soare et al. 2014, App. C, eq. (22)).
 
     ``(A + w x xᵀ)⁻¹ = B − w (B x)(xᵀ B) / (1 + w xᵀ B x)`` with ``B = A⁻¹``; ``O(h²)``. A negative
     ``weight`` is a rank-one down-date.
@@ -160,7 +161,7 @@ def sherman_morrison(inv: ArrayLike, x: ArrayLike, weight: float = 1.0) -> Float
 
 
 def matrix_norms_sq(vectors: ArrayLike, inv: ArrayLike) -> FloatArray:
-    """Row-wise squared norms ``yᵀ M y`` of stacked vectors, clipped at 0 (spec 001 §5.1 item 13).
+    """Row-wise squared norms ``yᵀ M y`` of stacked vectors, clipped at 0 (against round-off).
 
     Args:
         vectors: Shape ``(n, h)`` (or ``(h,)`` for a single vector).
@@ -196,19 +197,21 @@ def _regularised_inverse(gram: FloatArray, rcond: float) -> FloatArray | None:
 
 
 class IncrementalLeastSquares:
-    """Least squares with O(h²) rank-one updates (spec 001 §1.3, §2.0; App. C Eq. 22).
+    """Least squares with O(h²) rank-one updates (Soare et al. 2014, Sec. 2; App. C, eq. (22)).
 
     State: the data Gram ``A = Σ x xᵀ``, ``b = Σ x yᵀ`` (1-D when ``outputs == 1``, else
     ``(dim, outputs)``) and, once ``A + ridge·I`` is invertible, its inverse ``B``. Single
     observations update ``B`` by Sherman–Morrison; ``B`` is recomputed from ``A`` every
-    ``refresh_every`` rank-one updates (and after every batch) to stop round-off drift (spec 001
-    §2.0, "my note"). Before the design spans ``R^dim`` the observations are only accumulated;
-    the span is tracked incrementally (Gram–Schmidt, ``O(dim·rank)`` per observation), so the
-    ``O(dim³)`` inversion happens once, when the rank reaches ``dim``.
+    ``refresh_every`` rank-one updates (and after every batch) to stop round-off drift (our choice:
+    the updates are exact only in exact arithmetic). Before the design spans ``R^dim`` the
+    observations are only accumulated; the span is tracked incrementally (Gram–Schmidt,
+    ``O(dim·rank)`` per observation), so the ``O(dim³)`` inversion happens once, when the rank
+    reaches ``dim``.
 
     Args:
         dim: Feature dimension ``h``.
-        ridge: ``η ≥ 0``; the estimate is ``(ηI + A)⁻¹ b`` (spec 001 §1.3, ridge). With ``η > 0``
+        ridge: ``η ≥ 0``; the estimate is ``(ηI + A)⁻¹ b`` (the regularised estimate of Soare
+            et al. 2014, Prop. 2). With ``η > 0``
             the system is always invertible.
         refresh_every: Number of rank-one updates between two exact re-inversions.
         outputs: Number of outputs ``m`` per observation (``m > 1`` for multi-output models).
@@ -352,8 +355,8 @@ class IncrementalLeastSquares:
     def add_batch(self, X: ArrayLike, counts: ArrayLike, sums: ArrayLike) -> None:  # noqa: N803
         """Add per-arm batches: ``A += Xᵀ diag(counts) X``, ``b += Xᵀ sums``; re-invert exactly.
 
-        This is the batch path of DESIGN.md §2.3 (an allocation of pull counts and the per-arm
-        sums of the outcomes).
+        This is the batch path of :class:`~bandit_envs.core.protocols.BatchAgent` (an allocation
+        of pull counts and the per-arm sums of the outcomes).
 
         Args:
             X: Arm features, shape ``(K, dim)``.
@@ -398,7 +401,7 @@ class IncrementalLeastSquares:
         self._refresh()
 
     def theta(self) -> FloatArray:
-        """The estimate ``(A + ηI)⁻¹ b``: OLS for ``η = 0`` (spec 001 §1.3), ridge for ``η > 0``.
+        """The estimate ``(A + ηI)⁻¹ b``: OLS for ``η = 0``, ridge for ``η > 0``.
 
         Returns:
             Shape ``(dim,)`` (or ``(dim, outputs)``).
@@ -433,7 +436,7 @@ def _readonly(arr: FloatArray) -> FloatArray:
 
 
 def projected_least_squares(features: ArrayLike, counts: ArrayLike, sums: ArrayLike) -> FloatArray:
-    """Minimum-norm least squares ``θ̂ = A⁺ b`` from per-arm counts and sums (spec 000 §2).
+    """Minimum-norm least squares ``θ̂ = A⁺ b`` from per-arm counts and sums (Kone et al., eq. (3)).
 
     ``A = Σ_k n_k x_k x_kᵀ`` and ``b = Σ_k x_k s_k``. The solution lies in the span of the pulled
     arms; for exact sums ``s_k = n_k x_kᵀθ`` it is the orthogonal projection of θ onto that span.

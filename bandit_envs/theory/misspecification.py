@@ -1,16 +1,16 @@
 """Misspecified linear bandits: deviations, the orthogonal estimator, thresholds and bounds.
 
-The math of Section 5 of Li, Ma, Hua & Zhu ("Identifying All ε-Best Arms in (Misspecified)
-Linear Bandits", paper text L354–L460, E-Companion EC.8–EC.10; spec 002 §1.6, §2.5, §3), written
-once for the misspecified environments, the task's complexity and the LinFACT-MIS agent. The
-model is ``μ = Ψθ + Δ_m`` with ``‖Δ_m‖_∞ ≤ L_m`` (eq. 28–29; the bound ``L_∞`` on ``‖μ‖_∞`` of
-eq. 29 is not used here, i.e. ``L_∞ = ∞``).
+The math of Section 5 of Li, Ma, Hua & Zhu (2025), "Identifying All ε-Best Arms in (Misspecified)
+Linear Bandits" (arXiv 2510.00073; proofs in E-Companion EC.8–EC.10), written once for the
+misspecified environments, the task's complexity and the LinFACT-MIS agent. The model is
+``μ = Ψθ + Δ_m`` with ``‖Δ_m‖_∞ ≤ L_m`` (eq. 28–29; the bound ``L_∞`` on ``‖μ‖_∞`` of eq. 29 is
+not used here, i.e. ``L_∞ = ∞``).
 
 * :func:`chebyshev_deviation`: ``min_θ ‖μ − Ψθ‖_∞``, the smallest ``L_m`` for which ``μ`` is
   realizable (a linear program);
 * :func:`orthogonal_estimate`: the estimator of eq. 30 — the ``D_N``-weighted projection of the
-  empirical means onto the realizable set — through the closed-form reduction of spec 002 §2.5:
-  minimising over the deviation first leaves the convex "dead-zone" loss
+  empirical means onto the realizable set — through a closed-form reduction (ours): minimising
+  over the deviation first leaves the convex "dead-zone" loss
   ``f(θ) = Σ_k N_k (|μ̃_k − a_kᵀθ| − L_m)_+²``, minimised by a semismooth Newton method;
 * :func:`radius_inflation`: the extra confidence radius with ``L_m`` known — ``L_m(√d + 1)`` for
   OLS (Proposition 5.4 says ``L_m√d``; it misses the arm's own deviation, an erratum) and
@@ -32,6 +32,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from bandit_envs.errors import InvalidParameterError
+from bandit_envs.theory.design import transductive_design
+from bandit_envs.theory.eps_good import eps_good_culprits, unstructured_eps_good_lower_bound
 
 __all__ = [
     "OrthogonalFit",
@@ -86,7 +88,7 @@ def chebyshev_deviation(features: ArrayLike, means: ArrayLike) -> tuple[FloatArr
 
     The linear program ``min t`` s.t. ``−t ≤ μ_k − a_kᵀθ ≤ t`` (HiGHS). ``L = 0`` iff ``μ`` is
     exactly linear in the features. Cost: one LP with ``h + 1`` variables and ``2K``
-    constraints (milliseconds for ``K`` in the hundreds).
+    constraints.
 
     Returns:
         ``θ_∞`` (shape ``(h,)``) and ``L = ‖μ − Ψθ_∞‖_∞``.
@@ -115,7 +117,7 @@ def dead_zone_loss(
 ) -> float:
     """``f(θ) = Σ_{k: N_k > 0} N_k (|μ̃_k − a_kᵀθ| − L_m)_+²`` with ``μ̃_k = s_k/N_k``.
 
-    The value of eq. 30 once the deviation is minimised out (spec 002 §2.5): for fixed θ,
+    The value of eq. 30 once the deviation is minimised out: for fixed θ,
     ``min_{|δ_k| ≤ L_m} N_k(a_kᵀθ + δ_k − μ̃_k)² = N_k(|μ̃_k − a_kᵀθ| − L_m)_+²``.
     """
     x = np.asarray(features, dtype=np.float64)
@@ -134,7 +136,7 @@ class OrthogonalFit:
     Attributes:
         theta: ``θ̂_o``, shape ``(h,)``.
         deviation: ``Δ̂_m``, shape ``(K,)``: ``clip(μ̃_k − a_kᵀθ̂_o, ±L_m)`` for pulled arms,
-            0 for arms not pulled (spec 002 §2.5, §5 item 19).
+            0 for arms not pulled (no data constrains them; the paper does not say).
         means: ``μ̂ = Ψθ̂_o + Δ̂_m``, shape ``(K,)``.
         objective: ``f(θ̂_o)`` (the dead-zone loss, = the minimum of eq. 30).
         iterations: Newton steps.
@@ -157,7 +159,7 @@ def orthogonal_estimate(
     *,
     max_iter: int = 100,
 ) -> OrthogonalFit:
-    """The estimator of eq. 30 by the dead-zone reduction of spec 002 §2.5.
+    """The estimator of eq. 30 by a dead-zone reduction (ours).
 
     Eq. 30 is ``μ̂ = argmin_{ϑ ∈ M} ‖ϑ − μ̃‖²_{D_N}`` over the realizable set
     ``M = {Ψθ + δ : ‖δ‖_∞ ≤ L_m}`` (``L_∞ = ∞``): a box-constrained least squares in ``h + K``
@@ -266,14 +268,15 @@ def orthogonal_estimate(
 def radius_inflation(
     bound: float, dimension: float, estimator: str = "ols", *, paper: bool = False
 ) -> float:
-    """The confidence radius added to ``ε_r`` when ``L_m`` is known (spec 002 §2.5).
+    """The confidence radius added to ``ε_r`` when ``L_m`` is known (Prop. 5.4; EC.9.8).
 
     * ``"ols"``: ``L_m(√d + 1)``. The OLS estimate of a G-optimally sampled round errs by
       ``μ̂_i − μ_i = a_iᵀ(θ̂ − θ) − Δ_m(a_i)``: the noise (≤ ``ε_r``), the bias
       ``|a_iᵀV_r⁻¹ Σ_s Δ_m(a_{A_s}) a_{A_s}| ≤ L_m√d`` (EC.8.4) **and the arm's own deviation**
       ``|Δ_m(a_i)| ≤ L_m``, which EC.8.3 leaves out: Proposition 5.4's radius ``ε_r + L_m√d``
       (eq. 35, ``paper=True``) does not cover it, and its clean event fails when the deviation
-      is adversarial (tests/agents/eps_good/test_linfact_robust.py). Erratum found here.
+      is adversarial (tests/agents/eps_good/test_linfact_robust.py shows it). We use the
+      corrected radius by default.
     * ``"orthogonal"`` (EC.9.8): ``(√d + 2) L_m`` (the decomposition EC.9.1 is complete: the
       ``2L_m`` covers ``|Δ̂_m − Δ_m|``); ``paper`` changes nothing.
 
@@ -305,8 +308,6 @@ def _unstructured_perturbations(
     points form the segment between the single-coordinate moves ``μ − (b/y_k) e_k``, ``k ∈
     supp(y)`` (let ``p_l → 0`` for the other coordinate).
     """
-    from bandit_envs.theory.eps_good import eps_good_culprits
-
     k = means.size
     targets, margins = eps_good_culprits(
         np.eye(k), means, epsilon, multiplicative=multiplicative, dedupe=False
@@ -328,7 +329,7 @@ def structure_threshold(
 ) -> float:
     """A certified ``L̄_μ ≥ L_μ`` of Proposition 5.3: beyond it, structure does not help.
 
-    Proposition 5.3 (paper L446–L450, after Réda et al. 2021, Lemma 2): there is ``L_μ ≤ max μ −
+    Proposition 5.3 (Sec. 5.3, after Réda et al. 2021, Lemma 2): there is ``L_μ ≤ max μ −
     min μ`` such that for ``L_m > L_μ`` the lower bound of the misspecified model equals the
     unstructured one. A sufficient level: every closest unstructured alternative — for every
     culprit and every allocation — is itself realizable, ``dev(ϑ) ≤ L_m`` with
@@ -374,7 +375,7 @@ def misspecified_lower_bounds(
     multiplicative: bool = False,
     tol: float = 1e-4,
 ) -> tuple[float, float]:
-    """``(T_lin, T_unstr)``, bracketing ``T*`` of the misspecified class (spec 002 §1.6, §1.8).
+    """``(T_lin, T_unstr)``, bracketing ``T*`` of the misspecified class (Sec. 5, Theorem 3.2).
 
     For the realizable set ``M`` of eq. 29 with any ``L_m ≥ dev(μ)``, the characteristic time
     ``T*_M`` of Theorem 3.2's construction over ``M`` satisfies ``T_lin ≤ T*_M ≤ T_unstr``:
@@ -393,8 +394,6 @@ def misspecified_lower_bounds(
     Returns:
         ``(T_lin, T_unstr)``.
     """
-    from bandit_envs.theory.eps_good import unstructured_eps_good_lower_bound
-
     x, mu = _check_features_means(features, means, "misspecified_lower_bounds")
     var = float(sigma) ** 2
     unstr = unstructured_eps_good_lower_bound(
@@ -407,9 +406,6 @@ def _linear_shift_bound(
     x: FloatArray, mu: FloatArray, epsilon: float, multiplicative: bool, tol: float
 ) -> float:
     """``T_lin`` of :func:`misspecified_lower_bounds` for σ = 1."""
-    from bandit_envs.theory.design import transductive_design
-    from bandit_envs.theory.eps_good import eps_good_culprits
-
     targets, margins = eps_good_culprits(x, mu, epsilon, multiplicative=multiplicative)
     norms = np.einsum("ij,ij->i", targets, targets)
     live = norms > 1e-24
@@ -497,9 +493,10 @@ def residual_deviation(
     kind: str,
     rng: np.random.Generator | None = None,
 ) -> ResidualDeviation:
-    """A deviation ``Δ_m`` with ``ΨᵀΔ_m = 0`` and ``‖Δ_m‖_∞ ≤ L_m`` (spec 002 §5 item 20).
+    """A deviation ``Δ_m`` with ``ΨᵀΔ_m = 0`` and ``‖Δ_m‖_∞ ≤ L_m`` (for instance builders).
 
-    Because ``ΨᵀΔ_m = 0``, the linear part ``ν = Ψθ`` is exactly the least-squares fit of the
+    The paper runs no misspecified experiment; these deviations are our construction. Because
+    ``ΨᵀΔ_m = 0``, the linear part ``ν = Ψθ`` is exactly the least-squares fit of the
     true means ``μ = ν + Δ_m`` (equal weights): the deviation is invisible to a linear fit of
     all arms, and nothing of it can be absorbed into θ.
 

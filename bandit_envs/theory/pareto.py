@@ -1,12 +1,14 @@
-"""Pareto dominance, PSI gaps and complexities, shared by environments and agents (spec 000 §1).
+"""Pareto dominance, PSI gaps and complexities, shared by environments and agents.
 
-Every objective is *maximised*. For mean vectors ``μ_i, μ_j ∈ R^d`` (spec 000 §1.2, Kone et al.
-Definition 1): ``i`` is *dominated* by ``j`` when ``μ_i(c) ≤ μ_j(c)`` for every ``c`` and
-``μ_i(c) < μ_j(c)`` for some ``c``. Two identical vectors do not dominate each other. The Pareto set
-``S*`` holds the arms no other arm dominates. :func:`pareto_mask` is the one implementation of that
-test in the library; every other routine here derives from it.
+The definitions of Kone, Kaufmann & Richert, "Bandit Pareto Set Identification in a Multi-Output
+Linear Model" (the GEGE paper, "Kone et al." below), Sec. 2. Every objective is *maximised*. For
+mean vectors ``μ_i, μ_j ∈ R^d`` (Definition 1): ``i`` is *dominated* by ``j`` when
+``μ_i(c) ≤ μ_j(c)`` for every ``c`` and ``μ_i(c) < μ_j(c)`` for some ``c``. Two identical vectors
+do not dominate each other. The Pareto set ``S*`` holds the arms no other arm dominates.
+:func:`pareto_mask` is the one implementation of that test in the library; every other routine here
+derives from it.
 
-Margins (spec 000 §1.4): ``M(i, j) = max_c [μ_i(c) − μ_j(c)]`` and ``m(i, j) = −M(i, j)``. PSI gaps
+Margins (Sec. 2.1): ``M(i, j) = max_c [μ_i(c) − μ_j(c)]`` and ``m(i, j) = −M(i, j)``. PSI gaps
 (Kone et al. eq. (1), from Auer et al. 2016): ``Δ_i = Δ*_i`` for ``i ∉ S*`` and ``Δ_i = δ*_i`` for
 ``i ∈ S*``, with ``Δ*_i = max_j m(i, j)`` and
 ``δ*_i = min_{j ≠ i} [M(i, j) ∧ (M(j, i)_+ + (Δ*_j)_+)]``.
@@ -23,14 +25,14 @@ processed in blocks of at most :data:`BLOCK_ELEMENTS` pairs, so the working memo
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable, Iterable
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from bandit_envs.core.problem import as_answer
-from bandit_envs.errors import InvalidParameterError
+from bandit_envs.errors import InvalidAnswerError, InvalidParameterError
 
 __all__ = [
     "APE_THRESHOLDS",
@@ -63,7 +65,7 @@ IntArray = NDArray[np.intp]
 
 
 class PSIGaps(NamedTuple):
-    """PSI gaps of a set of arms (spec 000 §1.4; Kone et al. eq. (1)).
+    """PSI gaps of a set of arms (Kone et al., eq. (1)).
 
     Attributes:
         gaps: ``Δ_i`` per arm, shape ``(n,)``: ``Δ*_i`` for dominated arms, ``δ*_i`` for
@@ -122,13 +124,13 @@ def _dominated_by(points: FloatArray, others: FloatArray) -> BoolArray:
         weak &= a >= b
         strict |= a > b
     weak &= strict
-    return weak.any(axis=1)
+    return cast(BoolArray, weak.any(axis=1))  # an array: numpy's stubs also allow a scalar
 
 
 def pareto_mask(means: ArrayLike) -> BoolArray:
     """Which arms are Pareto-optimal: ``mask[i]`` iff no arm dominates arm ``i``.
 
-    Definition 1 of Kone et al. (spec 000 §1.2), maximisation: ``j`` dominates ``i`` iff
+    Definition 1 of Kone et al., maximisation: ``j`` dominates ``i`` iff
     ``μ_i ≤ μ_j`` coordinate-wise with at least one strict inequality; identical vectors do not
     dominate each other (both stay in the set if nothing else dominates them). Use it for the true
     Pareto set and for empirical Pareto sets alike.
@@ -211,7 +213,7 @@ def _pareto_mask_2d(mu: FloatArray) -> BoolArray:
 
 
 def pareto_set(means: ArrayLike) -> frozenset[int]:
-    """The Pareto set ``S*`` as a set of arm indices (spec 000 §1.2; :func:`pareto_mask`)."""
+    """The Pareto set ``S*`` as a set of arm indices (Kone et al., Sec. 2; :func:`pareto_mask`)."""
     return frozenset(int(i) for i in np.flatnonzero(pareto_mask(means)))
 
 
@@ -245,7 +247,7 @@ def dominance_margins(
 ) -> FloatArray:
     """The margins ``M(i, j) = max_c [μ_i(c) − μ_j(c)]`` for ``i`` in ``rows``, ``j`` in ``cols``.
 
-    Spec 000 §1.4 (Kone et al. Section 2.1). The other margin is ``m(i, j) = −M(i, j)
+    Kone et al., Sec. 2.1. The other margin is ``m(i, j) = −M(i, j)
     = min_c [μ_j(c) − μ_i(c)]``: ``m(i, j) > 0`` iff ``μ_i`` is strictly dominated by ``μ_j``, and
     ``M(i, j) > 0`` iff ``μ_i`` is not weakly dominated by ``μ_j``. ``M(j, i)`` is the transpose.
 
@@ -294,7 +296,7 @@ def _margins_both(a: FloatArray, b: FloatArray) -> tuple[FloatArray, FloatArray]
 
 
 def psi_gaps(means: ArrayLike) -> PSIGaps:
-    """The PSI gaps ``Δ_i`` of every arm (Kone et al. eq. (1); spec 000 §1.4).
+    """The PSI gaps ``Δ_i`` of every arm (Kone et al., eq. (1)).
 
     ``Δ_i = Δ*_i = max_j m(i, j)`` for a dominated arm (the smallest uniform increase that makes
     ``μ_i`` not strictly dominated), and ``Δ_i = δ*_i = min_{j ≠ i} [M(i, j) ∧ (M(j, i)_+ +
@@ -322,12 +324,13 @@ def psi_gaps(means: ArrayLike) -> PSIGaps:
 
 
 def empirical_gaps(means_hat: ArrayLike, active: ArrayLike | None = None) -> PSIGaps:
-    """Empirical PSI gaps among the active arms (spec 000 §3.4; Kone et al. eq. (5)).
+    """Empirical PSI gaps among the active arms (Kone et al., eq. (5)).
 
     All quantities are restricted to the active set ``A``: ``Ŝ`` is the Pareto set of
     ``{μ̂_i : i ∈ A}`` (:func:`pareto_mask`), ``Δ̂*_i = max_{j ∈ A, j ≠ i} m̂(i, j)``,
     ``δ̂*_i = min_{j ∈ A, j ≠ i} [M̂(i, j) ∧ (M̂(j, i)_+ + (Δ̂*_j)_+)]``
-    (eq. (5) with the typo fixed as spec 000 §6.1 says: ``(Δ̂*_j)_+``, not ``(Δ̂*_i)_+``),
+    (eq. (5) as printed has ``(Δ̂*_i)_+`` in the minimum; the proof in App. C.1 and the authors'
+    code use ``(Δ̂*_j)_+``, and so do we),
     and ``Δ̂_i = max(Δ̂*_i, δ̂*_i)``, which is ``Δ̂*_i`` on ``A`` minus ``Ŝ`` and ``δ̂*_i`` on
     ``Ŝ``. Fed with the true means and ``A = [K]`` it returns the true gaps of
     :func:`psi_gaps`. Cost ``O(|A| log |A| · d + |A| |Ŝ| d)`` per call, no loop over arms.
@@ -410,7 +413,7 @@ def _gaps(mu: FloatArray) -> tuple[FloatArray, BoolArray]:
 
 
 def complexities(gaps: ArrayLike, h: int) -> dict[str, float]:
-    """The PSI complexities of a gap vector (spec 000 §1.4; Kone et al. eq. (2)).
+    """The PSI complexities of a gap vector (Kone et al., eq. (2)).
 
     With the gaps sorted increasingly ``Δ_(1) ≤ … ≤ Δ_(K)``:
     ``H1 = Σ_{i ≤ K} Δ_(i)^-2`` (Auer et al.), ``H2 = max_{i ≤ K} i Δ_(i)^-2`` (Kone et al. 2024),
@@ -420,8 +423,8 @@ def complexities(gaps: ArrayLike, h: int) -> dict[str, float]:
 
     Args:
         gaps: the gaps ``Δ_i ≥ 0`` (``+inf`` allowed, contributes 0), shape ``(K,)``.
-        h: the rank of the features (spec 000 §1.4: ``rank(X)``, the nominal ``h`` when full
-            rank), ``1 ≤ h ≤ K``.
+        h: the rank of the features, ``1 ≤ h ≤ K`` (the paper's ``h`` is the feature
+            dimension, which equals the rank for the full-rank features it assumes).
 
     Returns:
         ``{"H1", "H2", "H1_lin", "H2_lin", "min_gap"}`` as Python floats; ``inf`` when a gap
@@ -460,8 +463,31 @@ def complexities(gaps: ArrayLike, h: int) -> dict[str, float]:
     }
 
 
+def _answer_items(value: Any, n_items: int, who: str) -> frozenset[int]:
+    """``value`` as a frozenset of arm indices in ``0..n_items-1``, or InvalidAnswerError.
+
+    The rules and messages of :func:`bandit_envs.core.problem.as_answer`, which sits above us.
+    """
+    if isinstance(value, (numbers.Number, str, bytes)) or not isinstance(value, Iterable):
+        raise InvalidAnswerError(
+            f"{who} must be a set of item indices such as frozenset({{0}}); got {value!r}."
+        )
+    items = []
+    for item in value:
+        if isinstance(item, (bool, np.bool_)) or not isinstance(item, numbers.Integral):
+            raise InvalidAnswerError(
+                f"{who} must contain integer item indices; got {item!r} in {value!r}."
+            )
+        if not 0 <= int(item) < n_items:
+            raise InvalidAnswerError(
+                f"{who} contains item {int(item)}, outside the valid range 0..{n_items - 1}."
+            )
+        items.append(int(item))
+    return frozenset(items)
+
+
 def is_eps_pareto_set(answer: Iterable[int], means: ArrayLike, eps: float) -> bool:
-    """Whether ``answer`` is an ε-Pareto set (spec 000 §1.3, from Auer et al. 2016).
+    """Whether ``answer`` is an ε-Pareto set (Auer et al. 2016; Kone et al., Sec. 3.3, App. E.5).
 
     ``S_ε`` is an ε-Pareto set iff (a) it contains every Pareto-optimal arm, ``S* ⊆ S_ε``, and (b)
     for every ``i ∈ S_ε``, ``μ_i + ε·1`` is not dominated (Definition 1) by any ``μ_j``, ``j ≠ i``.
@@ -484,11 +510,11 @@ def is_eps_pareto_set(answer: Iterable[int], means: ArrayLike, eps: float) -> bo
     mu = _as_means(means, who)
     if isinstance(eps, (bool, np.bool_)) or not np.isscalar(eps):
         raise InvalidParameterError(f"{who}: eps must be a finite float >= 0; got {eps!r}.")
-    e = float(eps)
+    e = float(cast(float, eps))  # np.isscalar's TypeGuard narrowed eps to non-float types
     if not (np.isfinite(e) and e >= 0.0):
         raise InvalidParameterError(f"{who}: eps must be a finite float >= 0; got {eps!r}.")
     k = mu.shape[0]
-    items = as_answer(answer, k, who=f"{who}: answer")
+    items = _answer_items(answer, k, who=f"{who}: answer")
     idx = np.fromiter(sorted(items), dtype=np.intp, count=len(items))
     chosen = np.zeros(k, dtype=bool)
     chosen[idx] = True
@@ -507,12 +533,12 @@ def is_eps_pareto_set(answer: Iterable[int], means: ArrayLike, eps: float) -> bo
 
 # --------------------------------------------------------------------------- APE stopping rule
 
-#: the confidence widths :func:`ape_confidence` offers (spec 000 §3.9(d)).
+#: the confidence widths :func:`ape_confidence` offers.
 APE_THRESHOLDS = ("union", "heuristic")
 
 
 class APEStop(NamedTuple):
-    """APE's stopping statistics (Kone et al. 2023; spec 000 §3.9(d), (g)).
+    """APE's stopping statistics (Kone, Kaufmann & Richert 2023).
 
     Attributes:
         stop: ``z1 ≥ 0`` and ``z2 ≥ 0``: the answer ``S(t)`` is certified.
@@ -542,7 +568,7 @@ def ape_confidence(
     n_arms: int | None = None,
     n_objectives: int | None = None,
 ) -> FloatArray:
-    """The confidence width ``β_ij`` of APE's pairwise tests (spec 000 §3.9(d); Kone et al. 2023).
+    """The confidence width ``β_ij`` of APE's pairwise tests (Kone, Kaufmann & Richert 2023).
 
     ``β_ij`` bounds ``|(μ̂_i − μ̂_j)(c) − (μ_i − μ_j)(c)|`` for arms sampled ``T_i`` and ``T_j``
     times; ``t_i`` and ``t_j`` broadcast against each other.
@@ -556,7 +582,8 @@ def ape_confidence(
       ≤ δ for the event ``E`` that every test holds at every time, whatever the sampling rule
       (the sample mean after ``s`` pulls does not depend on when they happen). On ``E`` the
       answer of :func:`ape_stop` is ``S*`` (see there).
-    * ``threshold="heuristic"``: the authors' C++ code ("simplified for empirical purpose"),
+    * ``threshold="heuristic"``: the width of the authors' C++ code (``cyrille-kone/linear_psi``,
+      "simplified for empirical purpose"),
       ``β_ij = σ √(2 (2 C_g + log(1 + log T_i) + log(1 + log T_j)) (1/T_i + 1/T_j))`` with
       ``C_g = log(1/δ)/2 + max(log(log(1/δ)/2), 0)``. **Heuristic**: it has no union bound over
       pairs and objectives, and no δ-correctness proof.
@@ -710,7 +737,7 @@ def ape_stop(
     threshold: str = "union",
     epsilon: float = 0.0,
 ) -> APEStop:
-    """APE's stopping rule on sample means (Kone et al. 2023; spec 000 §3.9(d), (g)).
+    """APE's stopping rule on sample means (Kone, Kaufmann & Richert 2023).
 
     With ``β_ij`` from :func:`ape_confidence`, ``S(t)`` the empirical Pareto set of all arms,
     ``h_i = min_{j ≠ i} [M̂(i, j) − β_ij]`` and ``g_i = max_{j ≠ i} [m̂(i, j) − β_ij]``:
@@ -722,7 +749,7 @@ def ape_stop(
     ``j`` with ``m(i, j) ≥ m̂(i, j) − β_ij ≥ 0``, so ``i ∉ S*`` (up to the measure-zero weak
     case ``m = 0``); ``Z1 ≥ 0`` gives, for ``i ∈ S(t)`` and every ``j ≠ i``,
     ``M(i, j) + ε ≥ M̂(i, j) − β_ij + ε ≥ 0``: ``i`` is optimal (ε = 0) or ``μ_i + ε·1`` is
-    dominated by no arm, so ``S(t)`` is ``S*`` (ε = 0) or an ε-Pareto set (spec 000 §1.3).
+    dominated by no arm, so ``S(t)`` is ``S*`` (ε = 0) or an ε-Pareto set (Auer et al. 2016).
 
     Cost ``O(K² d)`` time in row blocks of :data:`BLOCK_ELEMENTS` pairs (no ``K × K`` array).
 

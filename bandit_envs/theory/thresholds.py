@@ -1,7 +1,7 @@
 """Stopping statistics and confidence thresholds, written once for every agent.
 
 Generalized likelihood ratio (GLR) stopping (Garivier & Kaufmann 2016, "Optimal best arm
-identification with fixed confidence", §3) for Gaussian linear best-arm identification: with
+identification with fixed confidence", Sec. 3) for Gaussian linear best-arm identification: with
 least-squares estimate θ̂ and Gram matrix A,
 
     Z(t) = min_{x ≠ x̂} Δ̂(x̂, x)² / (2σ² ‖x̂ − x‖²_{A⁻¹}),   Δ̂(x̂, x) = (x̂ − x)ᵀθ̂,
@@ -27,8 +27,9 @@ def fixed_design_threshold(
     design), so that θ̂ at the j-th stopping test is exactly N(θ, σ²A⁻¹). A wrong answer x̂ ≠ x*
     at a test needs (x̂ − x*)ᵀ(θ̂ − θ) ≥ √(2β) σ ‖x̂ − x*‖_{A⁻¹}, of probability at most ½e^{−β}
     (Gaussian tail). A union bound over the K − 1 arms x ≠ x* and over the tests j ≥ 1 (with
-    Σ 1/j² = π²/6) gives an error probability ≤ δ. This is the ``gaussian`` preset of spec 001
-    §2.0 (Soare, Lazaric & Munos 2014, Prop. 1, with the corrected constant c' = π²/6) in GLR form,
+    Σ 1/j² = π²/6) gives an error probability ≤ δ. This is the ``gaussian`` preset of
+    :class:`SoareThreshold` (Soare, Lazaric & Munos 2014, Prop. 1, with the corrected constant
+    c' = π²/6) in GLR form,
     with the union over tests rather than samples: ``check_index`` counts stopping tests.
 
     Args:
@@ -77,7 +78,7 @@ def glr_best_arm(
 
 
 # --------------------------------------------------------------------------- Soare et al. 2014
-#: named presets of :class:`SoareThreshold` (spec 001 §2.0, "Threshold abstraction").
+#: named presets of :class:`SoareThreshold`.
 SOARE_PRESETS: tuple[str, ...] = ("paper", "paper_fixed", "gaussian")
 
 
@@ -85,21 +86,22 @@ class SoareThreshold:
     """β(n): the multiplier of ‖y‖_{A⁻¹} in the confidence rules of Soare, Lazaric & Munos 2014.
 
     Every rule of the paper reads ``gap_hat >= β(n)·‖y‖_{A_n⁻¹}`` (stopping, Eq. 11; oracle
-    stopping, Eq. 4; elimination, Lemma 4 / Eq. 16), with n the number of samples so far
-    (spec 001 §2.0 and §5.1 item 1). Presets:
+    stopping, Eq. 4; elimination, Lemma 4 / Eq. 16), with n the total number of samples so far
+    (the paper's ``log_n(K²/δ)`` does not say which n). Presets:
 
     * ``"paper"``: β(n) = 2√2·σ·√log(6n²K²/(π²δ)), Prop. 1 with footnote 1, as printed (c = 2σ√2,
-      c' = 6/π²). Its union bound over n sums to 2.7δ, not δ (spec 001 §5.3 errata).
+      c' = 6/π²). Its union bound over n sums to δπ⁴/36 ≈ 2.7δ, not δ: the printed c' = 6/π²
+      should be π²/6.
     * ``"paper_fixed"``: β(n) = 2√2·σ·√log(π²n²K²/(6δ)), Prop. 1 with the corrected c' = π²/6:
       δ-correct for noise bounded in [−σ, σ] (Hoeffding; the paper's assumption) and for
       σ-sub-Gaussian noise.
     * ``"gaussian"`` (default of the Soare agents): β(n) = σ·√(2 log(π²n²K²/(3δ))): a two-sided
       Gaussian tail bound for every direction x − x' (at most K² of them) and every n (weights
       6/(π²n²)); δ-correct for N(0, σ²) noise and any allocation that does not depend on the
-      rewards of the data it is applied to (spec 001 §2.0). Slightly conservative (the union
+      rewards of the data it is applied to. Slightly conservative (the union
       over ordered pairs counts each direction twice).
-    * ``"constant(b)"`` or a number b > 0: β ≡ b. **Heuristic, not δ-correct** (spec 001 §4.5:
-      b = 2 errs in ~20% of runs on the paper's instance); for calibration studies only.
+    * ``"constant(b)"`` or a number b > 0: β ≡ b. **Heuristic, not δ-correct** (b = 2 erred in
+      about 20% of our runs on the instance of the paper's Sec. 6); for calibration studies only.
 
     Instances are small picklable callables: ``beta = SoareThreshold("gaussian", K, δ, σ)``,
     then ``beta(n)``.
@@ -204,7 +206,7 @@ def self_normalized_threshold(
     (yᵀ(θ̂_t − θ))² ≤ 2σ²β‖y‖²_{A_t⁻¹} for every direction y. A wrong answer x̂ ≠ x* with
     Z(t) ≥ β would need yᵀθ̂ ≥ √(2σ²β)‖y‖_{A⁻¹} for y = x̂ − x* while yᵀθ < 0: impossible on
     that event. This is the threshold of Jedra & Proutière (2020, "Optimal best-arm
-    identification in linear bandits", §3, stopping rule with parameters (u, c): η = u·c and
+    identification in linear bandits", Sec. 3, stopping rule with parameters (u, c): η = u·c and
     A_t ⪰ cI give the factor 1 + u); here the factor uses λ_min(A_t) itself (any lower bound
     of it keeps the guarantee).
 
@@ -243,7 +245,7 @@ def loglog_heuristic_threshold(t: int | float, delta: float) -> float:
     """β(t, δ) = log((1 + log t)/δ): heuristic, with no δ-correctness proof.
 
     The threshold commonly used in the experiments of the Track-and-Stop literature (Garivier &
-    Kaufmann 2016 §6 use log((log t + 1)/δ), and later experimental studies of linear
+    Kaufmann 2016, Sec. 6, use log((log t + 1)/δ), and later experimental studies of linear
     Track-and-Stop use thresholds of this shape). It lacks the ``d/2·log`` terms that every proven
     threshold for adaptive linear designs carries, so it is not δ-correct in theory; empirically
     its error rate is far below δ on the usual instances. Use :func:`self_normalized_threshold`

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 import pytest
@@ -70,14 +69,12 @@ def test_g_design_soare_instance_extra_arm_also_at_d() -> None:
     assert g_optimal_design(feats).value == pytest.approx(d, rel=1e-6)
 
 
-def test_g_design_large_instance_is_fast() -> None:
+def test_g_design_large_instance_converges() -> None:
+    # its speed is measured in benchmarks/bench_design_scaling.py
     rng = np.random.default_rng(11)
     feats = rng.standard_normal((2000, 20))
-    start = time.process_time()
     res = g_optimal_design(feats)
-    elapsed = time.process_time() - start
     assert res.converged and res.value <= 20 * (1 + 1e-6)
-    assert elapsed < 10.0  # ~0.2 s on an idle core; generous for loaded CI machines
 
 
 def test_g_design_init_and_errors() -> None:

@@ -14,7 +14,6 @@ import pytest
 
 from bandit_envs.theory.design import (
     XY_DENSE_MAX_PAIRS,
-    _pair_scan,
     g_optimal_design,
     pairwise_differences,
     round_design,
@@ -22,6 +21,7 @@ from bandit_envs.theory.design import (
     xy_design,
     xy_pair_value,
 )
+from bandit_envs.theory.design._pairs import _pair_scan
 
 
 def feats(k: int, h: int, seed: int) -> np.ndarray:
@@ -233,14 +233,11 @@ def test_round_design_heap_path_is_the_sequential_rule(p):
             np.testing.assert_array_equal(round_design(w, n), sequential_rounding(w, n))
 
 
-def test_round_design_large_support_is_fast():
-    import time
-
+def test_round_design_large_support_gives_one_pull_each():
+    # no speed assertion in unit tests: the rounding of large supports belongs in benchmarks/
     w = np.random.default_rng(28).dirichlet(np.ones(20_000))
-    start = time.process_time()
     counts = round_design(w, 20_000)
     assert counts.sum() == 20_000 and np.all(counts == 1)
-    assert time.process_time() - start < 1.0  # ~20 ms; the vectorised loop took ~0.2 s
 
 
 # --------------------------------------------------------------------------- XY on a subset's pairs

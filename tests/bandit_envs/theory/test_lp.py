@@ -3,7 +3,6 @@
 import itertools
 import math
 import re
-import time
 
 import numpy as np
 import pytest
@@ -285,8 +284,8 @@ def test_assumption_1_refusals():
     with pytest.raises(
         InvalidInstanceError,
         match=re.escape(
-            "Assumption 1 fails (spec 004 §1.4): the optimal solution has 1 non-zero coordinates "
-            "(arm 0), not L + 1 = 2; a degenerate optimum"
+            "Assumption 1 fails (Tang et al. 2024, Sec. 4.1): the optimal solution has 1 non-zero "
+            "coordinates (arm 0), not L + 1 = 2; a degenerate optimum"
         ),
     ):
         lp.optimal_basis([1.0, 0.5], [[1.0, 0.5]], [1.0])
@@ -415,23 +414,20 @@ def test_prop_2_on_a_table1_instance():
         assert h.arm_gaps_sq[item] == h.basis_gaps_sq[(table == item).any(axis=1)].min()
 
 
-# ------------------------------------------------------------------------------ performance
+# ---------------------------------------------------------------------- a full elimination
 
 
 def test_a_full_sfsr_style_elimination_is_one_vectorised_scan_per_round():
-    """23 rounds of IV on a Table-1 instance; the per-round scan is the agents' hot path."""
+    """23 rounds of IV on a Table-1 instance leave L + 1 items (its speed: benchmarks/)."""
     rewards, costs, cbar = table1_instance("D3I")
     mu, a, b = lp.standard_form(rewards, costs, cbar)
     rng = np.random.default_rng(0)
     alive = np.ones(26, dtype=bool)
     lp.scan_bases(mu, a, b, alive=alive)  # warm the basis table
-    start = time.perf_counter()
     for _ in range(23):
         a[:2, :24] = costs + 0.05 * rng.standard_normal(costs.shape)
         mu[:24] = rewards + 0.05 * rng.standard_normal(24)
         scan = lp.scan_bases(mu, a, b, alive=alive)
         iv = lp.intersection_values(mu, a, b, alive, scan=scan)
         alive[int(np.argmin(np.where(alive, iv, np.inf)))] = False
-    elapsed = time.perf_counter() - start
     assert alive.sum() == 3
-    assert elapsed < 0.25, f"23 rounds took {elapsed:.3f} s"
