@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import bandit_envs.theory.pareto as pareto
+import bandit_envs.theory.pareto._dominance as dominance
 from bandit_envs.errors import InvalidAnswerError, InvalidParameterError
 from bandit_envs.theory.pareto import (
     ape_confidence,
@@ -185,8 +185,8 @@ def test_blocked_paths_are_exact(monkeypatch: pytest.MonkeyPatch, d: int) -> Non
     phi = np.linspace(0, np.pi / 2, 300)
     instances.append(np.c_[np.cos(phi), np.sin(phi), np.zeros((300, d - 2))])  # all optimal
     expected = [(pareto_mask(mu), psi_gaps(mu).gaps) for mu in instances]
-    monkeypatch.setattr(pareto, "BLOCK_ELEMENTS", 7)
-    monkeypatch.setattr(pareto, "_MASK_BLOCK", 5)
+    monkeypatch.setattr(dominance, "BLOCK_ELEMENTS", 7)
+    monkeypatch.setattr(dominance, "_MASK_BLOCK", 5)
     for mu, (mask, gaps) in zip(instances, expected, strict=True):
         np.testing.assert_array_equal(pareto_mask(mu), mask)
         np.testing.assert_array_equal(pareto_mask(mu), brute_mask(mu))
