@@ -11,7 +11,8 @@
 
 Targets: FC ≤ 60 ms/episode, FB ≤ 35 ms/episode on NoC, K = 10,000 ≤ 10 s. Timings include the
 design solves of the first episode (the memo is cleared before each block).
-Run: ``BANDIT_ENVS_DATA=../shared/data python benchmarks/bench_gege.py``.
+Run: ``python benchmarks/bench_gege.py`` (needs the NoC data: downloaded on first use, or read
+from the folder named by BANDIT_ENVS_DATA).
 """
 
 from __future__ import annotations

@@ -7,7 +7,8 @@ it), and the mean wall time per episode, the mean samples, the error rate and �
 confidence — the ratio of the mean samples to the instance's lower bound T*(θ)·log(1/δ). An agent
 whose first episode takes longer than ``--slow`` seconds (default 30) is run on that one seed only
 (marked ``*``).
-Run: ``BANDIT_ENVS_DATA=../shared/data python benchmarks/bench_zoo.py [--seeds 10] [--markdown]``.
+Run: ``python benchmarks/bench_zoo.py [--seeds 10] [--markdown]`` (the real-data ids need the NoC
+and Energy data: downloaded on first use, or read from the folder named by BANDIT_ENVS_DATA).
 """
 
 from __future__ import annotations
