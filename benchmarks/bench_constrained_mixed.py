@@ -1,6 +1,6 @@
-"""SFSR, SFSR-L and USLP: time per episode and how it grows with K and L (spec 004, issue 8).
+"""SFSR, SFSR-L and USLP (Tang, Jain, Nayyar & Nuzzo): time per episode, growth with K and L.
 
-Target (issue 8): one SFSR episode on a Table-1 instance (K = 24, L = 2) at N = 5000 in ≤ 50 ms,
+The library's target: one SFSR episode on a Table-1 instance (K = 24, L = 2) at N = 5000 in ≤ 50 ms,
 with the 2600-basis enumeration per round vectorised (:func:`bandit_envs.theory.lp.scan_bases`).
 Both runner paths are timed: the exact batch path (one batch per round: the per-episode cost no
 longer depends on N) and the one-pull path (N calls of select/observe).

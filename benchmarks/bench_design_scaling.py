@@ -1,11 +1,11 @@
-"""Scaling of the design solvers in the number of arms K and the dimension h (issue 10, item 3).
+"""Scaling of the design solvers in the number of arms K and the dimension h (docs/performance.md).
 
-For the G-optimal design (:func:`bandit_envs.theory.design.g_optimal_design`), the XY design on all
-K(K−1)/2 pairs (:func:`bandit_envs.theory.design.xy_design`) and a transductive design whose targets are
-the differences ``x* − x`` between a given best arm and the others (the oracle / Track-and-Stop
-targets of :func:`bandit_envs.theory.complexity`, unit weights), on seeded standard Gaussian features,
-over K ∈ {10, 100, 1000, 10⁴} × h ∈ {2, 5, 20, 50}, each solver at its default tolerance, this
-prints:
+For the G-optimal design (:func:`bandit_envs.theory.design.g_optimal_design`), the XY design on
+all K(K−1)/2 pairs (:func:`bandit_envs.theory.design.xy_design`) and a transductive design whose
+targets are the differences ``x* − x`` between a given best arm and the others (the oracle /
+Track-and-Stop targets of :func:`bandit_envs.theory.complexity`, unit weights), on seeded standard
+Gaussian features, over K ∈ {10, 100, 1000, 10⁴} × h ∈ {2, 5, 20, 50}, each solver at its default
+tolerance, this prints:
 
 * **cold**: seconds for a solve from the solver's default start (best of the repeats);
 * **warm (drop)**: a phase-elimination re-solve — 1% of the arms (at least one; never the best

@@ -3,7 +3,7 @@
 First the linear Gaussian model in detail (through ``gym.make``'s wrappers, through
 ``env.unwrapped``, and a whole ``run_episode`` with ``Uniform``), then one row per reward model:
 linear Gaussian, multi-output Gaussian (Pareto), Bernoulli-logistic (GLM), misspecified
-Gaussian and constrained (reward + costs), each on a standard id. Issue 10's targets:
+Gaussian and constrained (reward + costs), each on a standard id. The library's targets:
 ``env.unwrapped`` single pull ≤ 5 µs, batch path ≥ 10⁷ pulls per second.
 Run: ``python benchmarks/bench_env_throughput.py`` (``--pulls``, ``--repeats``).
 """

@@ -2,7 +2,7 @@
 
 Usage: python benchmarks/bench_eps_good_baselines.py [--seeds 5] [--budget 10000] [--agents ...]
 
-Instances (Li, Ma, Hua & Zhu, spec 002 §4.2–§4.3, built directly so that the script does not
+Instances (Li, Ma, Hua & Zhu, EC.12.1–EC.12.2, built directly so that the script does not
 depend on the registered ids):
 
 * static d=8: arms e_1..e_8, θ = (1, 1, 1, 1, 0, 0, 0, 0), ε = 0.5 (Table 1 setting 7);

@@ -1,17 +1,18 @@
-"""GEGE timings and accuracy (issue 5 targets; spec 000 §3.6, §5.3, §5.5).
+"""GEGE timings and accuracy against the library's targets (Kone, Kaufmann & Richert, Alg. 3, §5).
 
 * LinearPSI-NoC-v0, fixed confidence, δ = 0.1, ``constants="practical"`` (the authors'
   constants): mean, sd and standard error of the samples, mean rounds, error rate, ms per
   episode over 400 seeds (and the theory preset). Reference (2000 seeds): 15,673 ± 175 samples,
-  3.65 rounds, 2.1 % errors; the spec's ≈1.37·10⁴ is a 50-run prototype figure, within the
-  sampling noise of a 50-run mean (sd of one episode ≈ 7,800: episodes end after 3 rounds,
-  6,370 samples, or 4 rounds, 17,784–29,197 samples).
+  3.65 rounds, 2.1 % errors; the ≈1.37·10⁴ of an earlier prototype of ours is a 50-run mean,
+  within the sampling noise of a 50-run mean (sd of one episode ≈ 7,800: episodes end after 3
+  rounds, 6,370 samples, or 4 rounds, 17,784–29,197 samples).
 * LinearPSI-NoC-v0, fixed budget T = 2331: error rate, ms per episode over 50 seeds.
 * LinearPSI-Synthetic-v0 with K = 10,000: one fixed-confidence episode (cold: empty design memo).
 
 Targets: FC ≤ 60 ms/episode, FB ≤ 35 ms/episode on NoC, K = 10,000 ≤ 10 s. Timings include the
 design solves of the first episode (the memo is cleared before each block).
-Run: ``BANDIT_ENVS_DATA=../shared/data python benchmarks/bench_gege.py``.
+Run: ``python benchmarks/bench_gege.py`` (needs the NoC data: downloaded on first use, or read
+from the folder named by BANDIT_ENVS_DATA).
 """
 
 from __future__ import annotations

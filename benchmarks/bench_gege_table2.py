@@ -1,4 +1,4 @@
-"""GEGE runtimes on the shapes of Kone, Kaufmann & Richert's Table 2 (spec 000 §5.5).
+"""GEGE runtimes on the shapes of Kone, Kaufmann & Richert's Table 2 (App. I.1).
 
 The paper reports, for instances of shape [K, h, d] it does not describe, the mean time of one
 GEGE episode (50 runs, an ARM laptop): fixed confidence at δ = 0.1 and fixed budget at T = 500.

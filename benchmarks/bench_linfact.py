@@ -1,12 +1,13 @@
 """LinFACT-G / LinFACT-XY time per episode on the nine settings of Li et al.'s Table 1.
 
-Spec 002 §4.4–§4.5: adaptive instances (§4.2 with the fix of item 4) with d ∈ {8, 12},
-ε ∈ {0.1, 0.2, 0.3}, m̃ = 4, X̃ = 1; static instances (§4.3) with d ∈ {8, 12, 16}, Δ = 1, ε = 1/2.
+The paper's §7.1 and EC.12: adaptive instances (EC.12.1, with the disturbing arm that the printed
+construction puts on the threshold moved below it) with d ∈ {8, 12}, ε ∈ {0.1, 0.2, 0.3}, m̃ = 4,
+X̃ = 1; static instances (EC.12.2) with d ∈ {8, 12, 16}, Δ = 1, ε = 1/2.
 δ = 0.05, N(0, 1) noise, the exact batch path. Each block runs ``RUNS`` episodes after clearing
 the design memo, so the mean includes the design solves of the first episode (reported
 separately as "cold"); imports (scipy's optimisers) are warmed up once before the first block.
 
-Target (issue 6): at most the paper's Table 2 time per run, 0.005–0.163 s for LinFACT-G/XY.
+The library's target: at most the paper's Table 2 time per run, 0.005–0.163 s for LinFACT-G/XY.
 Run: ``python benchmarks/bench_linfact.py`` (``--runs N`` to change the number of episodes).
 """
 
@@ -40,7 +41,7 @@ PAPER = {
 
 
 def adaptive(d: int, eps: float, m: int = 4, x: float = 1.0) -> PureExplorationEnv:
-    """Spec 002 §4.2 (fixed): e_1..e_d with θ_k = X + (m − k + 1)ε/m for k ≤ m, plus
+    """EC.12.1, on-threshold arm moved: e_1..e_d with θ_k = X + (m − k + 1)ε/m for k ≤ m, plus
     n = 6 − m disturbing arms (c_i, 0, …, 0, √(1 − c_i²)) of means X − iε/n."""
     n = 6 - m
     theta = np.zeros(d)
@@ -56,7 +57,7 @@ def adaptive(d: int, eps: float, m: int = 4, x: float = 1.0) -> PureExplorationE
 
 
 def static(d: int, m: int = 4, gap: float = 1.0) -> PureExplorationEnv:
-    """Spec 002 §4.3: e_1..e_d, θ = (Δ,…,Δ,0,…,0) with m entries Δ, ε = Δ/2."""
+    """EC.12.2: e_1..e_d, θ = (Δ,…,Δ,0,…,0) with m entries Δ, ε = Δ/2."""
     theta = np.zeros(d)
     theta[:m] = gap
     return PureExplorationEnv(

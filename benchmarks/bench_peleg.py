@@ -1,4 +1,4 @@
-"""PELEG (spec 003) on LinearBAI-Soare-v0: samples vs T*·log(1/δ), error, wall time.
+"""PELEG (Zaki, Mohan & Gopalan) on LinearBAI-Soare-v0: samples vs T*·log(1/δ), error, wall time.
 
 Usage: python benchmarks/bench_peleg.py [--seeds 20] [--d5-cap 200000]
 

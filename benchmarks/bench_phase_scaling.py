@@ -1,6 +1,6 @@
 """Phase-based agents (RAGE, GEGE, LinFACT) as K and h grow: seconds per episode.
 
-Issue 10's target: a phase-based agent's episode at K = 10⁴ arms, h = 50 in ≤ 10 s. Instances are
+The library's target: a phase-based agent's episode at K = 10⁴ arms, h = 50 in ≤ 10 s. Instances are
 seeded random linear problems with a *planted* answer, so that their difficulty does not grow with
 K and h (unit-norm features, σ = 1, fixed confidence δ = 0.1):
 

@@ -8,8 +8,9 @@ Prints mean samples, error rate and time per episode over the seeds, and APE's c
 * through the runner (``run_episode``: agent + environment), per pull, as wall-clock and as
   process CPU time (the latter hardly moved by other processes on the machine).
 
-Spec 000 §5.3 reference: APE (the authors' heuristic widths) needed ~2·10⁴–3·10⁴ samples,
-GEGE (practical constants) ≈ 1.4·10⁴. Needs the NoC data (BANDIT_ENVS_DATA).
+Reference from an earlier prototype of ours: APE (the authors' heuristic widths) needed
+~2·10⁴–3·10⁴ samples (2 runs), GEGE (practical constants) ≈ 1.4·10⁴ (50 runs). Needs the NoC
+data (BANDIT_ENVS_DATA).
 
 Usage: ``python benchmarks/bench_psi_confidence.py [seeds] [--quick]`` (default 20 seeds);
 ``--quick`` runs APE only (pull both, both widths) on 5 seeds (about a minute).

@@ -1,9 +1,10 @@
-"""Unstructured PSI baselines vs GEGE on NoC, fixed budget (spec 000 §3.9 (a)–(c), §5.3).
+"""Unstructured PSI baselines vs GEGE on NoC, fixed budget (Kone, Kaufmann & Richert, Fig. 3).
 
 LinearPSI-NoC-v0 (K = 259, h = 4, d = 2, σ = 0.5), budgets T ∈ linspace(2331, 3995, 5) (the
 authors' range, K⌈log₂K⌉ to ≈ H₁), 100 seeds each: error rate (± its standard error) and ms per
-episode of EGE-SH, EGE-SR, PSIUniform and GEGE. Spec 000 §5.3: GEGE's error is below EGE-SH's by
-up to 0.5. Run: ``BANDIT_ENVS_DATA=../shared/data python benchmarks/bench_psi_elimination.py``.
+episode of EGE-SH, EGE-SR, PSIUniform and GEGE. The paper's §5.2: GEGE's error is below EGE-SH's by
+up to 0.5. Run: ``python benchmarks/bench_psi_elimination.py`` (needs the NoC data: downloaded on
+first use, or read from the folder named by BANDIT_ENVS_DATA).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Per-pull cost of the sequential agents (LinGapE, linear Track-and-Stop, APE) vs K and h.
 
-Issue 10's target: a sequential agent costs ≤ 10 µs per pull at K = 1000 arms, h = 20, amortised
-and including its stopping test (DESIGN.md §5: O(K·h + h²) per pull, incremental inverses, no
+The library's target: a sequential agent costs ≤ 10 µs per pull at K = 1000 arms, h = 20,
+amortised and including its stopping test (by design O(K·h + h²) per pull: incremental inverses, no
 Python loop over arms).
 
 **What is timed.** The agent alone: ``select()`` + ``observe()`` in a plain loop, the outcome of
@@ -17,8 +17,8 @@ on the wall clock and on the process CPU clock (``process_time``, which other pr
 shared 2-core machine barely move; the wall clock can double under load). Best of ``--repeats``
 runs (3; ``--quick``, K = 10⁴ and Track-and-Stop: 1), with LinGapE's memo of ratio-rule LPs
 cleared before each run (cold). For Track-and-Stop the time inside its design solves
-(``_solve``, i.e. :func:`bandit_envs.theory.design.transductive_design`) is measured too, and the cost
-without them.
+(``_solve``, i.e. :func:`bandit_envs.theory.design.transductive_design`) is measured too, and the
+cost without them.
 
 **Instances.** Linear best arm: ``LinearBAI-Custom-v0`` with K seeded Gaussian features on the
 unit sphere of R^h, θ = u + 0.45 (v − u) for arm u = 0 and its nearest neighbour v (u is the best

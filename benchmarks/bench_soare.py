@@ -1,7 +1,7 @@
-"""Soare, Lazaric & Munos (2014) agents on the standard instances (spec 001 §4).
+"""Soare, Lazaric & Munos (2014) agents on the standard instances (their §6 and App. E).
 
-For each fixed-confidence agent of ``agents.linear_bai.soare``, on ``LinearBAI-Soare-v0`` (d=2, ω=0.1) and
-(d=5, ω=0.01), at δ = 0.05 and 0.01: mean samples (± standard error), the ratio to
+For each fixed-confidence agent of ``agents.linear_bai.soare``, on ``LinearBAI-Soare-v0`` (d=2,
+ω=0.1) and (d=5, ω=0.01), at δ = 0.05 and 0.01: mean samples (± standard error), the ratio to
 T*·log(1/δ) (``EpisodeResult.lower_bound``), the error rate, and the wall time per episode
 (mean over the seeds, and of the first episode, which computes and memoises the deterministic
 greedy sequences / phase plans / designs that later episodes reuse).

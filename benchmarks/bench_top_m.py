@@ -1,8 +1,8 @@
 """m-LinGapE and LinGIFA on the LinFACT paper's d = 8 instances: samples, errors, time per episode.
 
 Run from the repository root: ``python benchmarks/bench_top_m.py [--seeds 20] [--quick]
-[--scaling]``. Instances (spec 002 §4.2–§4.3, δ = 0.05, N(0, 1) noise, m = E[m̃] = 4 as the paper
-gives its top-m baselines):
+[--scaling]``. Instances (Li et al., EC.12.1–EC.12.2, δ = 0.05, N(0, 1) noise, m = E[m̃] = 4 as
+the paper gives its top-m baselines):
 
 * static d = 8: arms e_1..e_8, θ = (1, 1, 1, 1, 0, 0, 0, 0), ε = 0.5 (Table 1 setting 7);
 * adaptive d = 8, ε = 0.2 with the on-threshold fix: θ = (1.2, 1.15, 1.1, 1.05, 0, 0, 0, 0),
@@ -34,7 +34,7 @@ from bandit_envs.core.models import LinearGaussian
 from bandit_envs.core.tasks import AllEpsilonGood, BestArm
 
 DELTA = 0.05
-PAPER_SECONDS = {  # Table 2 (spec 002 §4.5): (instance, agent) -> s per run
+PAPER_SECONDS = {  # Li et al.'s Table 2: (instance, agent) -> s per run
     ("static d=8", "MLinGapE"): 0.116,
     ("static d=8", "LinGIFA"): 0.160,
     ("adaptive d=8 ε=0.2", "MLinGapE"): 0.166,

@@ -1,12 +1,14 @@
 """Every agent of the catalogue on its family's standard instance: time, samples, lower-bound ratio.
 
-Issue 10, table 2. For each catalogued agent and each standard id it is compatible with (one per
-family, default keywords), in each setting the agent supports: ``--seeds`` episodes (default 10)
-through ``run_episode`` (the batch path when the agent offers it), and the mean wall time per
-episode, the mean samples, the error rate and — in fixed confidence — the ratio of the mean
-samples to the instance's lower bound T*(θ)·log(1/δ). An agent whose first episode takes longer
-than ``--slow`` seconds (default 30) is run on that one seed only (marked ``*``).
-Run: ``BANDIT_ENVS_DATA=../shared/data python benchmarks/bench_zoo.py [--seeds 10] [--markdown]``.
+Section 2 of docs/performance.md. For each catalogued agent and each standard id it is
+compatible with (one per family, default keywords), in each setting the agent supports:
+``--seeds`` episodes (default 10) through ``run_episode`` (the batch path when the agent offers
+it), and the mean wall time per episode, the mean samples, the error rate and — in fixed
+confidence — the ratio of the mean samples to the instance's lower bound T*(θ)·log(1/δ). An agent
+whose first episode takes longer than ``--slow`` seconds (default 30) is run on that one seed only
+(marked ``*``).
+Run: ``python benchmarks/bench_zoo.py [--seeds 10] [--markdown]`` (the real-data ids need the NoC
+and Energy data: downloaded on first use, or read from the folder named by BANDIT_ENVS_DATA).
 """
 
 from __future__ import annotations

@@ -50,13 +50,13 @@ is dropped in phase m and sum over m.
 
 Helpers (use them: do not re-implement the numerics)
 ---------------------------------------------------
-* ``bandit_envs.theory.linalg``: ``reduce_features(features)`` → (z, U), coordinates of the arms in a
-  basis of their span (use z everywhere: features need not span R^h);
+* ``bandit_envs.theory.linalg``: ``reduce_features(features)`` → (z, U), coordinates of the arms in
+  a basis of their span (use z everywhere: features need not span R^h);
   ``projected_least_squares(z, counts, sums)``; ``matrix_norms_sq(vectors, M)``.
 * ``bandit_envs.theory.design``: ``transductive_design``, ``pairwise_differences``,
   ``g_optimal_design``, ``round_design``.
-* ``bandit_envs.theory.thresholds``: ``fixed_design_threshold(m, delta, K)``; ``glr_best_arm`` if you
-  want the GLR statistic of all arms at once.
+* ``bandit_envs.theory.thresholds``: ``fixed_design_threshold(m, delta, K)``; ``glr_best_arm`` if
+  you want the GLR statistic of all arms at once.
 
 Rules of the protocol (the grader checks every one with ``agents.check_agent``)
 ------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Figures and tables of docs/reproductions/sfsr.md (Tang et al., spec 004).
+"""Figures and tables of docs/reproductions/sfsr.md (Tang, Jain, Nayyar & Nuzzo 2024).
 
 Usage::
 

@@ -1,12 +1,12 @@
-"""The hardness table of docs/reproductions/sfsr.md (spec 004 §1.6, §3).
+"""The hardness table of docs/reproductions/sfsr.md (Tang, Jain, Nayyar & Nuzzo 2024, eq. 9-11, §4).
 
 Usage: ``python docs/reproductions/scripts/constrained_mixed_hardness.py``
 
 For every Table-1 instance, the L = 1 reconstructions and the App.-A construction: the optimal
-basis, the margin to the second-best feasible basis, Δ0², Δ_(L+2)², and the three rates of §3 —
+basis, the margin to the second-best feasible basis, Δ0², Δ_(L+2)², and the three rates of §4 —
 the lower bound ½·min(Δ0², Δ_(L+2)²) (Theorem 2), USLP's upper bound (1/K of it) and SFSR's
 guaranteed rate (eq. 15). Values from ``env.unwrapped.complexity()`` (approximate for mixed optima:
-non-convex infima searched on a grid, spec 004 §1.6).
+the non-convex infima of eq. 9-11, searched on a grid).
 """
 
 import gymnasium as gym

@@ -1,4 +1,4 @@
-"""GEGE's Fig. 3 on NoC from our sweep (docs/reproductions/gege.md; Kone et al., spec 000 §5.3).
+"""GEGE's Fig. 3 on NoC from our sweep (docs/reproductions/gege.md; Kone, Kaufmann & Richert, §5).
 
 Usage::
 

@@ -1,4 +1,4 @@
-"""LinFACT's samples on the nine settings of Table 1 (docs/reproductions/linfact.md; spec 002 §4).
+"""LinFACT's samples on the nine Table-1 settings (docs/reproductions/linfact.md; Li et al., §7.1).
 
 Usage::
 

@@ -1,4 +1,4 @@
-"""PELEG's Fig. 2b from our sweep (docs/reproductions/peleg.md; Zaki et al., spec 003 §5.2).
+"""PELEG's Fig. 2b from our sweep (docs/reproductions/peleg.md; Zaki, Mohan & Gopalan, §6).
 
 Usage::
 

@@ -1,4 +1,4 @@
-"""Soare et al.'s App. E allocation table against ours (docs/reproductions/soare.md; spec 001 §4.3).
+"""Soare et al.'s App. E allocation table against ours (docs/reproductions/soare.md; their Fig. 5).
 
 Usage::
 
@@ -27,7 +27,7 @@ from registry.sweeps import read_results
 plt = pyplot()  # matplotlib (Agg), or an error naming the extra to install: bandit-envs[plot]
 
 ARMS = ("x1 = e1", "x2 = e2", "x3 = e3", "x4 = e4", "x5 = e5", "x6 = (cos ω, sin ω, 0, 0, 0)")
-#: Soare, Lazaric & Munos (2014), App. E: mean pulls per arm over 100 runs (spec 001 §4.3)
+#: Soare, Lazaric & Munos (2014), App. E, Fig. 5: mean pulls per arm over 100 runs
 PAPER = {
     "XY-oracle": (207, 41440, 2, 2, 1, 0),
     "XY-adaptive": (263, 52713, 3, 5, 2, 2),
