@@ -188,12 +188,83 @@ def write_catalogues(folder: Path) -> None:
     (folder / "agents.md").write_text("\n".join(agents_md), encoding="utf-8")
 
 
+#: the sections of the API page: (title, package, what it is).
+API_SECTIONS = (
+    ("Problems: the core", "bandit_envs.core", "the environment, problems, tasks, models, runner"),
+    ("Shared math", "bandit_envs.theory", "designs, least squares, thresholds, gaps, LP bases"),
+    ("Environment families", "bandit_envs.envs", "the factories behind the ids"),
+    ("Data sets", "bandit_envs.data", "download, verification, cache, loaders"),
+    ("Reinforcement learning", "bandit_envs.rl", "wrappers and Stable-Baselines3 adapters"),
+    ("Errors", "bandit_envs.errors", "every exception the library raises"),
+    ("Agents", "agents", "the zoo, its base class, check_agent"),
+    ("Registry and command line", "registry", "catalogue, sweeps, reports, audit, CLI"),
+)
+
+
+def _is_private(dotted: str) -> bool:
+    return any(part.startswith("_") for part in dotted.split("."))
+
+
+def _public_modules(package: str) -> list[str]:
+    """``package`` and its public modules, depth first (a private module's content is shown
+    through the package that re-exports it)."""
+    import importlib
+    import pkgutil
+
+    root = importlib.import_module(package)
+    names = [package]
+    if hasattr(root, "__path__"):
+        for info in pkgutil.walk_packages(root.__path__, prefix=f"{package}."):
+            if not _is_private(info.name):
+                names.append(info.name)
+    return names
+
+
+def _api_directive(name: str) -> list[str]:
+    """``automodule`` for one module: its own members, and the names its ``__all__`` re-exports
+    from private modules (documented nowhere else)."""
+    import importlib
+
+    module = importlib.import_module(name)
+    exported = getattr(module, "__all__", None)
+    is_package = hasattr(module, "__path__")
+    if not is_package:
+        return [f".. automodule:: {name}", ""]
+    borrowed = [
+        attr
+        for attr in exported or ()
+        if _is_private(getattr(getattr(module, attr, None), "__module__", "") or "")
+    ]
+    members = f"   :members: {', '.join(borrowed)}" if borrowed else "   :no-members:"
+    return [f".. automodule:: {name}", members, ""]
+
+
+def write_api_page(folder: Path) -> None:
+    """Write ``api.rst`` from the packages themselves: every public module, grouped by layer."""
+    lines = [
+        "API reference",
+        "=============",
+        "",
+        "Generated from the packages at every build of these docs: every public module, by layer",
+        "(private modules, whose names start with an underscore, are shown through the package",
+        "that re-exports them). The public names of each package are those of its ``__all__``.",
+        "",
+    ]
+    for title, package, what in API_SECTIONS:
+        lines += [title, "-" * len(title), "", f"{what[0].upper()}{what[1:]}.", ""]
+        for name in _public_modules(package):
+            lines += _api_directive(name)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "api.rst").write_text("\n".join(lines), encoding="utf-8")
+
+
 def _builder_inited(app: Any) -> None:
     write_catalogues(Path(app.srcdir) / "catalogue")
+    write_api_page(Path(app.srcdir) / "catalogue")
 
 
 def setup(app: Any) -> dict[str, Any]:
-    """Register the docstring transform and the catalogue generator."""
+    """Register the docstring transform and the catalogue and API page generators."""
     app.connect("autodoc-process-docstring", _process_docstring)
     app.connect("builder-inited", _builder_inited)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
