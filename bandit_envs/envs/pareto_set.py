@@ -35,7 +35,7 @@ from bandit_envs.core.validation import (
     check_nonnegative,
     check_positive_int,
 )
-from bandit_envs.data.datasets import load_energy, load_noc
+from bandit_envs.data import load_energy, load_noc
 from bandit_envs.envs.registration import env_factory, probe_problem
 from bandit_envs.errors import DataError, InvalidParameterError
 from bandit_envs.theory.pareto import psi_gaps
@@ -198,7 +198,7 @@ def make_noc(
     K = 259 hardware designs (Almer, Topham & Franke 2011), h = 4 features, d = 2 objectives,
     built exactly as the authors' notebook does (:func:`noc_instance`): row-normalised features,
     least-squares Θ without intercept, both objectives negated. The data file ``noc_CM_log.csv``
-    is read by :func:`bandit_envs.data.datasets.load_noc` (the folder named by ``BANDIT_ENVS_DATA``,
+    is read by :func:`bandit_envs.data.load_noc` (the folder named by ``BANDIT_ENVS_DATA``,
     else the user cache, else a download from the authors' repository, sha256-checked).
 
     ## Instance & complexity (spec 000 §1.5)
@@ -225,7 +225,9 @@ def make_noc(
     try:
         raw_x, raw_y = load_noc()
     except DataError as exc:
-        raise DataError(f"{who} needs the NoC data set (spec 000 §5.3). {exc}") from None
+        raise DataError(
+            f"{who} needs the NoC data set (Almer, Topham & Franke 2011). {exc}"
+        ) from None
     x, theta = noc_instance(raw_x, raw_y)
     model = _linear_model(x, theta, sigma, cov, who)
     info = {"data": "noc", "sigma": _sigma_info(model)}
@@ -308,7 +310,7 @@ def make_energy(
     row-normalised. ``means="linear"`` (default) gives a linear model (least squares, no
     intercept); ``means="raw"`` uses the data means as such, a mis-specified problem whose
     structure is ``"misspecified_linear"`` (features still shown). Details and the reasons for
-    each choice: :func:`energy_instance`. Data: :func:`bandit_envs.data.datasets.load_energy`.
+    each choice: :func:`energy_instance`. Data: :func:`bandit_envs.data.load_energy`.
 
     ## Instance & complexity
     | ``means`` | ``S*`` | Δ_min | H1 | H1,lin (h = 7) | H2,lin |
@@ -344,7 +346,7 @@ def make_energy(
         raw_x, raw_y = load_energy()
     except DataError as exc:
         raise DataError(
-            f"{who} needs the Energy efficiency data set (spec 000 §5.4). {exc}"
+            f"{who} needs the Energy efficiency data set (Tsanas & Xifara 2012). {exc}"
         ) from None
     x, mu, theta = energy_instance(raw_x, raw_y, means)
     model: LinearGaussian | MisspecifiedLinearGaussian

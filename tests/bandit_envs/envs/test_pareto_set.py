@@ -455,7 +455,7 @@ def test_gym_make_noc_with_an_empty_data_folder_fails_helpfully(tmp_path):
     last = out.stderr.strip().splitlines()[-1]
     assert last.startswith(
         "bandit_envs.errors.DataError: LinearPSI-NoC-v0 needs the NoC data set "
-        "(spec 000 §5.3). bandit_envs.data.datasets: noc_CM_log.csv is not in the "
+        "(Almer, Topham & Franke 2011). bandit_envs.data: noc_CM_log.csv is not in the "
         f"folder {tmp_path} named by BANDIT_ENVS_DATA (this mode never "
         "downloads). Put noc_CM_log.csv there (from https://"
     ), last
@@ -466,8 +466,8 @@ def test_empty_data_folder_in_process(tmp_path, monkeypatch):
     with pytest.raises(
         DataError,
         match=re.escape(
-            "LinearPSI-Energy-v0 needs the Energy efficiency data set (spec 000 §5.4). "
-            f"bandit_envs.data.datasets: energy_efficiency.csv is not in the folder {tmp_path}"
+            "LinearPSI-Energy-v0 needs the Energy efficiency data set (Tsanas & Xifara 2012). "
+            f"bandit_envs.data: energy_efficiency.csv is not in the folder {tmp_path}"
         ),
     ):
         gym.make("LinearPSI-Energy-v0")
