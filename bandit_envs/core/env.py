@@ -16,6 +16,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from bandit_envs.core import rendering
 from bandit_envs.core.models import RewardModel
 from bandit_envs.core.problem import Answer, ProblemSpec, as_answer
 from bandit_envs.core.tasks import Task
@@ -181,8 +182,6 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
         #: slower (measured; tests/bandit_envs/core/test_rendering.py guards the count).
         self._picture: Any = None
         if render_mode in ("rgb_array", "human"):
-            from bandit_envs.core import rendering
-
             rendering.require_matplotlib(f"{who}: render_mode={render_mode!r}")
             self._picture = rendering.Picture(np.zeros((k, m), dtype=np.float64))
 
@@ -279,17 +278,10 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
         ``None``: returns ``None``.
         """
         if self._picture is not None:
-            return self._picture.renderer(self.render_mode).render(self)
+            return self._picture.renderer(self.render_mode).render(self._view())
         if self.render_mode != "ansi":
             return None
-        setting = f"delta={self.delta:g}" if self.delta is not None else f"budget={self.budget}"
-        state = "ended: " + str(self._stop_reason) if self._done else "running"
-        pulls = np.array2string(self._pulls, threshold=12, edgeitems=4)
-        last = np.array2string(self._last, precision=3, threshold=6)
-        return (
-            f"{self.name} [{self.task.name}, {setting}] {state} | samples {self._samples} | "
-            f"pulls {pulls} | last outcome {last}"
-        )
+        return rendering.render_text(self._view())
 
     def close(self) -> None:
         """Close the picture (the ``"human"`` window, or the ``"rgb_array"`` canvas), if any."""
@@ -358,7 +350,29 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
         picture = self._picture
         if force or now >= picture.next_draw:
             picture.next_draw = now + 1.0 / float(self.metadata["render_fps"])
-            picture.renderer("human").refresh(self)
+            picture.renderer("human").refresh(self._view())
+
+    def _view(self) -> rendering.EpisodeView:
+        """A snapshot of the episode for the renderers (which never read the env itself)."""
+        picture = self._picture
+        return rendering.EpisodeView(
+            name=self.name,
+            task=self.task,
+            model=self.model,
+            problem=self.problem,
+            setting=self.setting,
+            delta=self.delta,
+            budget=self.budget,
+            n_arms=self.n_arms,
+            samples=self._samples,
+            pulls=self._pulls,
+            last=self._last,
+            sums=None if picture is None else picture.sums,
+            done=self._done,
+            stop_reason=self._stop_reason,
+            true_answer=self._true_answer,
+            answer=picture.answer if picture is not None and self._done else None,
+        )
 
     def _check_running(self, method: str) -> None:
         if not self._started:
