@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from bandit_envs.core.env import PureExplorationEnv
-from bandit_envs.core.models import LogisticGLM
+from bandit_envs.core.glm_models import LogisticGLM
 from bandit_envs.core.tasks import AllEpsilonGood
 from bandit_envs.core.validation import check_matrix, check_nonnegative
 from bandit_envs.envs._common import build_env, custom_task, reprefix
@@ -70,7 +70,7 @@ def make_logistic_adaptive(
 
     ## Description
     Bernoulli outcomes with mean ``σ(a_kᵀθ)`` (Li et al. §6, eq. 36, logistic link;
-    :class:`~bandit_envs.core.models.LogisticGLM`), with the features and θ of
+    :class:`~bandit_envs.core.glm_models.LogisticGLM`), with the features and θ of
     ``LinearEpsGood-Adaptive-v0`` (same keywords, same ``(m̃, X̃)`` draws). ``epsilon`` and
     ``x_tilde`` are on the linear-predictor scale, as in the linear id; the task's ε is moved
     to the mean scale, ``ε_μ = σ(X̃ + ε) − σ(X̃)``, so that the threshold ``σ(X̃ + ε) − ε_μ =
