@@ -8,11 +8,12 @@ is imported inside the functions, so importing this module needs no matplotlib.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from bandit_envs.core._view import EpisodeView, empirical_means
+from bandit_envs.core.tasks import AllEpsilonGood, ConstrainedMixedSupport
 from bandit_envs.theory import lp
 
 # colours: truth in red, the environment's empirical answer in black, the agent's in orange.
@@ -310,15 +311,18 @@ def _draw_scalar(view: EpisodeView, state: _State, fig: Any, ax: Any) -> None:
     emp_label = "empirical best" if name == "best_arm" else "empirical ε-good set"
     mu = state.means[:, 0]
     features = view.problem.features
-    threshold = f"threshold max μ − ε (ε = {view.task.epsilon:g})" if name == "all_eps_good" else ""
-    if view.task.name == "all_eps_good" and getattr(view.task, "multiplicative", False):
-        threshold = f"threshold (1 − ε) max μ (ε = {view.task.epsilon:g})"
+    eps_task = view.task if isinstance(view.task, AllEpsilonGood) else None
+    threshold = ""
+    if eps_task is not None:
+        threshold = f"threshold max μ − ε (ε = {eps_task.epsilon:g})"
+        if eps_task.multiplicative:
+            threshold = f"threshold (1 − ε) max μ (ε = {eps_task.epsilon:g})"
     if _is_identity(features):
         xy = np.column_stack([np.arange(mu.size, dtype=float), mu])
         _arms(fig, ax, xy, state.pulls, label=False)
-        if threshold:
+        if eps_task is not None:
             ax.axhline(
-                view.task.threshold(mu),
+                eps_task.threshold(mu),
                 color=_TRUTH,
                 linestyle="--",
                 linewidth=1,
@@ -347,9 +351,9 @@ def _draw_scalar(view: EpisodeView, state: _State, fig: Any, ax: Any) -> None:
         _arms(fig, ax, xy, state.pulls)
         if arrow and theta is not None:
             _theta_arrow(ax, xy, theta)
-        if threshold and not arrow and view.problem.structure == "linear":
+        if eps_task is not None and not arrow and view.problem.structure == "linear":
             ax.axvline(
-                view.task.threshold(mu),
+                eps_task.threshold(mu),
                 color=_TRUTH,
                 linestyle="--",
                 linewidth=1,
@@ -449,7 +453,8 @@ def _draw_pareto(view: EpisodeView, state: _State, fig: Any, ax: Any) -> None:
 def _draw_constrained(view: EpisodeView, state: _State, fig: Any, ax: Any) -> None:
     """Constrained best mixed arm: cost–reward plane, threshold, true and empirical mixed arm."""
     k = view.n_arms
-    thresholds = np.asarray(view.task.thresholds, dtype=float)
+    task = cast(ConstrainedMixedSupport, view.task)  # draw() dispatches on the task's name
+    thresholds = np.asarray(task.thresholds, dtype=np.float64)
     n_constraints = thresholds.size
     xy = np.column_stack([state.means[:, 1], state.means[:, 0]])  # (cost 1, reward)
     _arms(fig, ax, xy, state.pulls)

@@ -89,6 +89,8 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 4}
+    action_space: spaces.MultiDiscrete
+    observation_space: spaces.Box
 
     def __init__(
         self,

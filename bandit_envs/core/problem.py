@@ -30,9 +30,7 @@ Setting = Literal["fixed_confidence", "fixed_budget"]
 SETTINGS: tuple[str, ...] = ("fixed_confidence", "fixed_budget")
 
 
-def _frozen_array(value: Any) -> np.ndarray | None:
-    if value is None:
-        return None
+def _frozen_array(value: Any) -> np.ndarray:
     arr = np.array(value, dtype=np.float64, copy=True)
     arr.setflags(write=False)
     return arr

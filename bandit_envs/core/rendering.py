@@ -200,7 +200,7 @@ def _interactive_backend() -> bool:
     except ImportError:  # matplotlib < 3.9
         from matplotlib import rcsetup
 
-        interactive = rcsetup.interactive_bk
+        interactive = rcsetup.interactive_bk  # type: ignore[attr-defined]  # gone in 3.9
     return backend in {name.lower() for name in interactive}
 
 

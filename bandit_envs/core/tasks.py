@@ -107,7 +107,9 @@ class BestArm(Task):
         mu = model.means.reshape(-1)
         out: dict[str, Any] = {"gaps": float(mu.max()) - mu, "best_arm": int(np.argmax(mu))}
         if isinstance(model, LinearGaussian):
-            out.update(linear_best_arm_complexity(model.features, model.theta, model.sigma))
+            # scalar outcomes (m = 1), so the model's σ is a float
+            sigma = float(model.sigma)
+            out.update(linear_best_arm_complexity(model.features, model.theta, sigma))
         return out
 
 

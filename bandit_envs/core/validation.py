@@ -50,7 +50,11 @@ def check_nonnegative(value: Any, name: str, who: str) -> float:
 
 def check_finite(value: Any, name: str, who: str) -> float:
     """Return ``value`` as a finite float, or raise."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Real)
+        or not np.isfinite(float(value))
+    ):
         raise _fail(who, name, "a finite float", value)
     return float(value)
 

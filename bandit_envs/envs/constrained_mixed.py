@@ -576,9 +576,6 @@ def _probe(
     return PureExplorationEnv(model, ConstrainedMixedSupport(thresholds), name=name, **setting)
 
 
-_TOY_REWARDS, _TOY_COSTS = [0.3, 1.2, 0.8, 0.5, 1.0], [[0.2, 1.1, 0.6, 1.4, 1.6]]
-
-
 @probe_problem("constrained_mixed", "K=5, L=1, mixed optimum {1, 2}")
 def _probe_toy(**setting: Any) -> PureExplorationEnv:
     return _probe(_TOY_REWARDS, _TOY_COSTS, [1.0], "probe-cm-toy", **setting)

@@ -67,8 +67,8 @@ def _base(env: gym.Env, who: str) -> PureExplorationEnv:
     return base
 
 
-def _layers(env: gym.Env) -> Iterable[gym.Env]:
-    """``env`` and every environment it wraps, outermost first."""
+def _layers(env: gym.Env) -> Iterable[Any]:
+    """``env`` and every environment it wraps, outermost first (wrappers of any type)."""
     layer: Any = env
     while True:
         yield layer
@@ -160,8 +160,9 @@ class BanditStatistics:
         self.spec = spec
         k, m = spec.n_arms, spec.outcome_dim
         self._k, self._m = k, m
-        self._features = spec.features
-        h = 0 if spec.features is None else int(spec.features.shape[1])
+        # K×0 without features: then h = 0 and no least squares reads it
+        self._features = np.zeros((k, 0)) if spec.features is None else spec.features
+        h = int(self._features.shape[1])
         self._h = h
         sizes = {"counts": k, "means": k * m, "time": 1}
         if h:
@@ -299,7 +300,7 @@ def _positive(value: Any, name: str, who: str) -> float:
     if (
         isinstance(value, (bool, np.bool_))
         or not isinstance(value, numbers.Real)
-        or not np.isfinite(value)
+        or not np.isfinite(float(value))
         or value <= 0
     ):
         raise InvalidParameterError(f"{who}: {name} must be a finite number > 0; got {value!r}.")
@@ -332,6 +333,7 @@ class SufficientStatistics(gym.Wrapper[np.ndarray, Any, np.ndarray, Any], Record
         gym.Wrapper.__init__(self, env)
         base = _base(env, "SufficientStatistics")
         _require_raw_observation(env, base, "SufficientStatistics")
+        self._base = base
         self.statistics = BanditStatistics(base.problem, horizon=horizon, ridge=ridge)
         self.observation_space = self.statistics.observation_space
 
@@ -350,7 +352,7 @@ class SufficientStatistics(gym.Wrapper[np.ndarray, Any, np.ndarray, Any], Record
 
     def step(self, action: Any) -> tuple[np.ndarray, Any, bool, bool, dict[str, Any]]:
         """Step the environment; a pull updates the statistics in ``O(m + h²·m)``."""
-        base = self.env.unwrapped
+        base = self._base
         before = base.samples
         outcome, reward, terminated, truncated, info = self.env.step(action)
         if base.samples == before + 1:
@@ -448,6 +450,7 @@ class ActionMask(gym.Wrapper[Any, Any, Any, Any], RecordConstructorArgs):
         RecordConstructorArgs.__init__(self, mask_known_arms=mask_known_arms, early_stop=early_stop)
         gym.Wrapper.__init__(self, env)
         base = _base(env, "ActionMask")
+        self._base = base
         k = base.n_arms
         space = env.action_space
         if isinstance(space, spaces.Discrete) and int(space.n) == k + 1:
@@ -471,7 +474,7 @@ class ActionMask(gym.Wrapper[Any, Any, Any, Any], RecordConstructorArgs):
 
     def action_masks(self) -> np.ndarray:
         """The boolean mask of the valid actions now (see :func:`action_mask`)."""
-        base = self.env.unwrapped
+        base = self._base
         return action_mask(
             base.problem,
             base.samples,
@@ -603,6 +606,7 @@ class DiscretePulls(gym.Wrapper[np.ndarray, Any, np.ndarray, Any], RecordConstru
         gym.Wrapper.__init__(self, env)
         base = _base(env, "DiscretePulls")
         _require_raw_observation(env, base, "DiscretePulls")
+        self._base = base
         if any(isinstance(layer, ActionMask) for layer in _layers(env)):
             raise InvalidParameterError(
                 "DiscretePulls: apply ActionMask on top of DiscretePulls, not below it (the mask "
@@ -639,7 +643,7 @@ class DiscretePulls(gym.Wrapper[np.ndarray, Any, np.ndarray, Any], RecordConstru
 
     def step(self, action: Any) -> tuple[np.ndarray, Any, bool, bool, dict[str, Any]]:
         """Pull arm ``action``, or stop with the recommender's answer (``action == K``)."""
-        base = self.env.unwrapped
+        base = self._base
         k = base.n_arms
         arr = np.asarray(action)
         if arr.size != 1 or arr.dtype.kind not in "iu" or not 0 <= int(arr.reshape(-1)[0]) <= k:
