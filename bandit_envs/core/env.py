@@ -1,7 +1,7 @@
 """The one Gymnasium environment of the suite: :class:`PureExplorationEnv`.
 
 Every registered id is a factory that builds this class from a reward model, a task and a
-setting (DESIGN §2.4).
+setting (``docs/concepts.md``, "The environment and its termination protocol").
 """
 
 from __future__ import annotations
@@ -180,8 +180,8 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
         self._last = np.zeros(m, dtype=np.float64)
         #: the picture modes' state (per-arm sums, last answer, figure); None in other modes.
         #: One attribute only: with 30 or more instance attributes (gym.make's ``spec``
-        #: included) CPython 3.11's attribute caches stop working and every step() gets ~3%
-        #: slower (measured; tests/bandit_envs/core/test_rendering.py guards the count).
+        #: included) CPython 3.11's attribute caches stop working and every step() gets slower
+        #: (tests/bandit_envs/core/test_rendering.py guards the count).
         self._picture: Any = None
         if render_mode in ("rgb_array", "human"):
             rendering.require_matplotlib(f"{who}: render_mode={render_mode!r}")
@@ -227,7 +227,7 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
         self._pulls[arm] += 1
         self._samples += 1
         self._last = outcome
-        if self._picture is not None:  # picture modes only; ~0.01 µs for the others
+        if self._picture is not None:  # picture modes only; one `is None` test for the others
             self._picture.sums[arm] += outcome
             if self.render_mode == "human":
                 self._draw_human(force=False)
@@ -318,7 +318,7 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
         """The instance's complexity measures (cached).
 
         For best arm, ``"lower_bound"`` is T*(θ) (so that E[τ_δ] ≳ T*·log(1/δ)) and
-        ``"oracle_weights"`` its optimal allocation (spec 001 §1.5).
+        ``"oracle_weights"`` its optimal allocation (Soare, Lazaric & Munos 2014, Section 3).
         """
         if self._complexity is None:
             key = _fingerprint(self.model, self.task)

@@ -99,9 +99,10 @@ class _CanonicalGLM(RewardModel):
 
 
 class LogisticGLM(_CanonicalGLM):
-    """Bernoulli outcomes with logistic mean ``σ(a_kᵀθ) = 1/(1 + e^{−a_kᵀθ})`` (Li et al. §6).
+    """Bernoulli outcomes with logistic mean ``σ(a_kᵀθ) = 1/(1 + e^{−a_kᵀθ})``.
 
-    The logistic bandit of spec 002 §1.7 (paper eq. 36 with ``μ_link = σ``). One pull returns 0.0
+    The logistic bandit of Li, Ma, Hua & Zhu (2025), Section 6 (eq. 36 with ``μ_link = σ``).
+    One pull returns 0.0
     or 1.0; the batch path draws the number of successes of ``n`` pulls as one Binomial(n, p)
     (exact). ``ProblemSpec.link`` is ``"logistic"`` and ``noise_std`` is 1/2: a Bernoulli variable
     is 1/2-sub-Gaussian (Hoeffding's lemma) and its standard deviation is at most 1/2, whatever
@@ -146,7 +147,7 @@ class LogisticGLM(_CanonicalGLM):
 
 
 class PoissonGLM(_CanonicalGLM):
-    """Poisson outcomes with mean ``exp(a_kᵀθ)`` (the Poisson regression of Li et al. §6).
+    """Poisson outcomes with mean ``exp(a_kᵀθ)`` (Li, Ma, Hua & Zhu 2025, Section 6).
 
     The batch path draws the sum of ``n`` pulls as one Poisson(n·λ) (exact). ``noise_std`` is
     ``sqrt(max_k λ_k)``, the largest standard deviation; Poisson noise is not sub-Gaussian, so

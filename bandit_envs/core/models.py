@@ -67,12 +67,13 @@ class RewardModel(abc.ABC):
 class LinearGaussian(RewardModel):
     """Linear model with Gaussian noise: outcome = xₖᵀΘ + η, η ~ N(0, Σ).
 
-    Covers scalar linear bandits (θ of shape (h,), m = 1; Soare et al. 2014 §2) and the
-    multi-output linear model of Pareto set identification (Θ of shape (h, d), m = d; Kone et
-    al., spec 000 §1.1). With identity features it is the unstructured Gaussian bandit. The noise
-    is ``Σ = diag(σ²)`` (independent outputs) unless a full covariance ``cov`` is given (spec 000
-    §1.1 and §6.10: the coordinates of η may be correlated; agents are told only the marginal
-    standard deviations ``sqrt(diag Σ)`` as ``noise_std``).
+    Covers scalar linear bandits (θ of shape (h,), m = 1; Soare, Lazaric & Munos 2014,
+    Section 2) and the multi-output linear model of Pareto set identification (Θ of shape (h, d),
+    m = d; Kone, Kaufmann & Richert, Section 2). With identity features it is the unstructured
+    Gaussian bandit. The noise is ``Σ = diag(σ²)`` (independent outputs) unless a full covariance
+    ``cov`` is given (Kone, Kaufmann & Richert, Section 2.2, allow the coordinates of η to be
+    correlated; agents are told only the marginal standard deviations ``sqrt(diag Σ)`` as
+    ``noise_std``).
 
     Args:
         features: K×h arm features.
@@ -192,9 +193,10 @@ class LinearGaussian(RewardModel):
 
 
 class MisspecifiedLinearGaussian(RewardModel):
-    """Gaussian outcomes around arbitrary means, with features exposed (spec 000 §8, App. I).
+    """Gaussian outcomes around arbitrary means, with features exposed.
 
-    The "used as such (mis-specified setting)" instances of the paper: agents are given features
+    The real data "used as such (mis-specified setting)" of Kone, Kaufmann & Richert
+    (Appendix I): agents are given features
     ``x_k``, but the means ``μ_k`` are data, not ``Θᵀx_k`` for any Θ. The problem's structure is
     ``"misspecified_linear"``, so agents that assume an exactly linear model are told it is not.
     Sampling is that of :class:`~bandit_envs.LinearGaussian` (same noise, same random stream).
@@ -206,14 +208,15 @@ class MisspecifiedLinearGaussian(RewardModel):
             ``cov``).
         cov: a full d×d noise covariance instead of ``sigma`` (as in ``LinearGaussian``).
 
-    Keyword-only (the misspecified linear model of spec 002 §1.6, Li et al. eq. 28–29,
+    Keyword-only (the misspecified linear model of Li, Ma, Hua & Zhu 2025, Section 5, eq. 28–29,
     ``μ = Ψθ + Δ_m`` with ``‖Δ_m‖_∞ ≤ L_m``):
 
     * ``bound``: the misspecification level ``L_m ≥ 0`` told to agents, published as
-      ``ProblemSpec.misspecification`` (DESIGN §2.2). It must be consistent: some θ has
-      ``‖μ_k − Θᵀx_k‖_∞ ≤ L_m`` for every arm (the given ``theta`` if any, else the Chebyshev fit
-      :func:`bandit_envs.theory.misspecification.chebyshev_deviation`, per output). ``None`` (default):
-      ``L_m`` is not told, ``ProblemSpec.misspecification`` stays ``None``.
+      ``ProblemSpec.misspecification`` (public, like every field of the spec). It must be
+      consistent: some θ has ``‖μ_k − Θᵀx_k‖_∞ ≤ L_m`` for every arm (the given ``theta`` if any,
+      else the Chebyshev fit :func:`bandit_envs.theory.misspecification.chebyshev_deviation`, per
+      output). ``None`` (default): ``L_m`` is not told, ``ProblemSpec.misspecification`` stays
+      ``None``.
     * ``theta``: the linear part Θ of the decomposition (shape (h,) or (h, d)); the deviation
       ``Δ_m = μ − XΘ`` is then part of the truth.
 
@@ -359,15 +362,15 @@ class MisspecifiedLinearGaussian(RewardModel):
 
 
 class ConstrainedGaussian(RewardModel):
-    """Rewards and costs of constrained best mixed arm identification (spec 004 §1.1).
+    """Rewards and costs of constrained best mixed arm identification.
 
     One pull of arm ``a`` returns the vector ``(R_a, C_{1,a}, …, C_{L,a})`` with
     ``R_a ~ N(r_a, σ_r²)`` and ``C_{l,a} ~ N(c_{l,a}, σ_c²)``, all components independent and
-    independent across pulls (Tang, Jain, Nayyar & Nuzzo, L32–L44; one σ_r for every reward and
-    one σ_c for every cost, the paper's only model). ``means`` has shape (K, L + 1): column 0 the
-    rewards, column ``1 + l`` cost type ``l``.
+    independent across pulls (Tang, Jain, Nayyar & Nuzzo 2024, Section 2; one σ_r for every
+    reward and one σ_c for every cost, the paper's only model). ``means`` has shape (K, L + 1):
+    column 0 the rewards, column ``1 + l`` cost type ``l``.
 
-    **Known arms** (spec 004 §1.1, §5.3). Arms listed in ``known_arms`` have means given to the
+    **Known arms** (the paper's Section 2). Arms listed in ``known_arms`` have means given to the
     agent: they are public in ``ProblemSpec.extras`` as ``"known_arms"`` (a sorted tuple of arm
     indices) and ``"known_means"`` (a read-only array of shape (len(known_arms), L + 1), rows in
     the order of ``known_arms``, laid out like an outcome). The paper lists them last
@@ -530,7 +533,8 @@ def _check_known(known: Any, k: int, who: str) -> tuple[int, ...]:
         raise InvalidParameterError(f"{who}: known_arms must not repeat an arm; got {known!r}.")
     if len(ints) >= k:
         raise InvalidParameterError(
-            f"{who}: at least one arm must be unknown (K0 >= 1, spec 004 §2.1); got known_arms "
+            f"{who}: at least one arm must be unknown (K0 >= 1: the budget schedule of Tang et al. "
+            f"2024, eq. 7, shares the pulls among the unknown arms); got known_arms "
             f"{sorted(ints)} for {k} arms."
         )
     return tuple(sorted(ints))

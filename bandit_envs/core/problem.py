@@ -1,6 +1,6 @@
 """The public description of a problem (:class:`ProblemSpec`), answers, and grading.
 
-An *answer* is always a ``frozenset[int]`` of item indices (DESIGN §2.1): the best arm is a
+An *answer* is always a ``frozenset[int]`` of item indices (``docs/concepts.md``): the best arm is a
 one-element set, a Pareto set or the set of ε-good arms is a set of arms, a constrained mixed arm
 is an LP basis over arms and slack items. :func:`grade` compares an answer with the truth.
 """
@@ -131,7 +131,7 @@ class ProblemSpec:
         object.__setattr__(self, "extras", MappingProxyType(dict(self.extras)))
 
     def _check_setting(self, who: str) -> None:
-        """δ (and the safety cap) in fixed confidence, the budget in fixed budget (§2.1)."""
+        """δ (and the safety cap) in fixed confidence, the budget in fixed budget."""
         if self.setting == "fixed_confidence":
             if self.delta is None or self.budget is not None:
                 raise InvalidParameterError(
