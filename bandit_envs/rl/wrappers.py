@@ -1,13 +1,12 @@
 """Wrappers for reinforcement-learning users: a Markov observation, action masks, a flat action.
 
-The environment's own observation is the outcome of the last pull (DESIGN §2.4): an RL policy
-that sees only that cannot know what it has learnt so far. These wrappers give it what it needs:
-
-* :class:`SufficientStatistics` replaces the observation by the running sufficient statistics of
-  the episode — pull counts, empirical means per arm and output, the elapsed fraction of the
-  horizon and, for linear models, the ridge estimate θ̂ and the inverse design matrix
-  (:class:`BanditStatistics`). Together with the public :class:`~bandit_envs.ProblemSpec`
-  this is a Markov state for Gaussian noise: the posterior of the means depends on the data only
+The environment's own observation is the outcome of the last pull (``docs/concepts.md``): an RL
+policy that sees only that cannot know what it has learnt so far. These wrappers give it what it
+needs:  * :class:`SufficientStatistics` replaces the observation by the running sufficient
+statistics of the episode — pull counts, empirical means per arm and output, the elapsed fraction of
+the horizon and, for linear models, the ridge estimate θ̂ and the inverse design matrix
+(:class:`BanditStatistics`). Together with the public :class:`~bandit_envs.ProblemSpec` this is a
+Markov state for Gaussian noise: the posterior of the means depends on the data only
   through these numbers.
 * :class:`ActionMask` exposes ``action_masks()`` (the convention of sb3-contrib's
   ``MaskablePPO``) and ``info["action_mask"]``: arms whose means are public (the constrained
@@ -124,13 +123,14 @@ class BanditStatistics:
 
     ``theta`` and ``inverse`` are present only when the problem has features
     (``ProblemSpec.features`` is not ``None``), with ``A = Σ_t x_t x_tᵀ`` and ``b = Σ_t x_t y_tᵀ``
-    (spec 001 §1.3). The design matrix is *regularised* (ridge ``λ > 0``), not pseudo-inverted:
-    ``(A + λI)⁻¹`` exists from the first step, changes continuously as pulls arrive (a
-    pseudo-inverse jumps when the rank grows, which rank-deficient instances such as
-    ``LinearPSI-Energy-v0`` or ``LinearEpsGood-FreeWilson-v0`` do for ever) and is kept up to date
-    by Sherman–Morrison in ``O(h²)`` (:class:`~bandit_envs.theory.linalg.IncrementalLeastSquares`). Its
-    entries lie in ``[-1/λ, 1/λ]``. For GLM problems θ̂ is the least-squares fit of the 0/1
-    outcomes, a sufficient statistic of the data, not the maximum-likelihood estimate.
+    (the least-squares statistics of Soare, Lazaric & Munos 2014, Section 2). The design matrix is
+    *regularised* (ridge ``λ > 0``), not pseudo-inverted: ``(A + λI)⁻¹`` exists from the first step,
+    changes continuously as pulls arrive (a pseudo-inverse jumps when the rank grows, which
+    rank-deficient instances such as ``LinearPSI-Energy-v0`` or ``LinearEpsGood-FreeWilson-v0`` do
+    for ever) and is kept up to date by Sherman–Morrison in ``O(h²)``
+    (:class:`~bandit_envs.theory.linalg.IncrementalLeastSquares`). Its entries lie in ``[-1/λ,
+    1/λ]``. For GLM problems θ̂ is the least-squares fit of the 0/1 outcomes, a sufficient statistic
+    of the data, not the maximum-likelihood estimate.
 
     One pull costs ``O(m + h²·m)``; :meth:`observation` copies the vector, ``O(K·m + h²)``.
 
@@ -390,8 +390,8 @@ def action_mask(
     """The valid actions after ``samples`` pulls, as a flat boolean mask.
 
     Component 0 (``K + 1`` entries: arms, then "stop"): known arms (``spec.extras["known_arms"]``,
-    whose means are public, spec 004 §1.1) are masked when ``mask_known_arms``; once a fixed
-    budget is spent every arm is masked (the next action is graded as a stop, DESIGN §2.4);
+    whose means are public, Tang et al. 2024, Section 2) are masked when ``mask_known_arms``;
+    once a fixed budget is spent every arm is masked (the next action is graded as a stop);
     with ``early_stop=False`` (fixed budget only) "stop" is masked until then. The answer bits
     are never masked. For the MultiDiscrete encoding the mask is the concatenation of one block
     per component (``K + 1`` entries, then 2 per answer bit), as sb3-contrib's ``MaskablePPO``
@@ -432,7 +432,7 @@ class ActionMask(gym.Wrapper[Any, Any, Any, Any], RecordConstructorArgs):
 
     Args:
         env: a :class:`~bandit_envs.PureExplorationEnv`, possibly wrapped, with the
-            MultiDiscrete action space of DESIGN §2.4 or the ``Discrete(K + 1)`` one of
+            environment's MultiDiscrete action space or the ``Discrete(K + 1)`` one of
             :class:`DiscretePulls`.
         mask_known_arms: mask arms whose means are public (``ProblemSpec.extras["known_arms"]``).
         early_stop: allow stopping before a fixed budget is spent (``False`` is refused in fixed
@@ -514,11 +514,11 @@ class PlugInRecommender:
 
     The estimated means are the per-arm empirical means, except that (i) for the ``"linear"``
     structure they are ``X θ̂`` with θ̂ the minimum-norm least-squares fit
-    (:func:`~bandit_envs.theory.linalg.projected_least_squares`; spec 000 §2), which also estimates
-    arms not pulled yet, and (ii) the public means of known arms (constrained family) replace
-    their estimates. Arms never pulled in an unstructured problem count as mean 0. The answer is
-    ``task.empirical_answer(means)`` (e.g. the empirical best arm, Pareto set, ε-good set or
-    optimal LP basis), which never raises.
+    (:func:`~bandit_envs.theory.linalg.projected_least_squares`; Kone, Kaufmann & Richert, Section
+    2.2, eq. 3), which also estimates arms not pulled yet, and (ii) the public means of known arms
+    (constrained family) replace their estimates. Arms never pulled in an unstructured problem count
+    as mean 0. The answer is ``task.empirical_answer(means)`` (e.g. the empirical best arm, Pareto
+    set, ε-good set or optimal LP basis), which never raises.
 
     Args:
         task: the environment's task (``env.unwrapped.task``); it holds only public parameters.
