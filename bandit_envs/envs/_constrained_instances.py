@@ -27,10 +27,10 @@ __all__ = [
     "table1_instance",
 ]
 
-#: Appendix C cost grid (L462–L516): c_1 by row, c_2 by column; arm = 4·row + column.
+#: Appendix C cost grid: c_1 by row, c_2 by column; arm = 4·row + column.
 TABLE1_C1 = (0.4, 0.6, 0.8, 1.0, 1.2, 1.4)
 TABLE1_C2 = (0.7, 0.9, 1.1, 1.3)
-#: Table 1 of the paper (spec 004 §4.2), rewards by (c_1 row, c_2 column).
+#: Table 1 of the paper (Appendix C), rewards by (c_1 row, c_2 column).
 TABLE1: dict[str, tuple[tuple[float, ...], ...]] = {
     "D1P": (
         (0.88, 0.80, 0.82, 0.66),
@@ -100,7 +100,7 @@ def grid_costs() -> np.ndarray:
 
 
 def table1_instance(name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Rewards (24,), costs (2, 24) and thresholds ``(1, 1)`` of a Table-1 instance (§4.2).
+    """Rewards (24,), costs (2, 24) and thresholds ``(1, 1)`` of a Table-1 instance (Appendix C).
 
     Arm ``4·i + j`` has costs ``(TABLE1_C1[i], TABLE1_C2[j])`` (row-major order of the table;
     the paper does not fix an order). Optimal supports with slack ids 24, 25: D1P {5, 24, 25},
@@ -114,7 +114,7 @@ def table1_instance(name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def hard_instance(k: int = 16) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Appendix A's template (spec 004 §2.6) with the numbers of the reconstruction "H2r" (§4.5b).
+    """Appendix A's template with the numbers of our reconstruction "H2r".
 
     One cost, ``c̄ = 1``: arm 0 at (cost, reward) = (0, 0) (low cost, low reward), arm 1 at
     (1.2, 1.2) (high reward, cost just above ``c̄``), arms 2..K−1 all at (0.9, 0.8) (feasible,
@@ -129,8 +129,8 @@ def hard_instance(k: int = 16) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 #: (rewards, costs) of the L = 1, K = 16 reconstructions (c̄ = 1). **Not the paper's numbers**:
-#: its instances A1-A3, H1-H3 are only drawn in figures; these were built (spec 004 §4.5b) to
-#: show the behaviour the paper reports.
+#: its instances A1-A3, H1-H3 are only drawn in the figures of Section 5; we built these to show
+#: the behaviour the paper reports.
 L1_INSTANCES: dict[str, tuple[tuple[float, ...], tuple[float, ...]]] = {
     "A1r": (
         (0.8, 1.2, 1.05, 0.6, 0.6, 1.0, 0.9, 0.9, 0.5, 0.7, 0.55, 0.85, 0.4, 0.5, 0.85, 1.0),
@@ -160,7 +160,7 @@ def _support_arms(rewards: np.ndarray, costs: np.ndarray, cbar: np.ndarray) -> f
 def appendix_c_instance(
     family: int, w_mode: str, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
-    """The Appendix-C generator (L462–L516, spec 004 §4.2).
+    """The Appendix-C generator of Tang et al. (2024).
 
     Costs: the 6 × 4 grid of Table 1 (row-major), ``c̄ = (1, 1)``. Rewards: D1 ``r = 1 − W``,
     D2 ``r = c_1 − W``, D3 ``r = c_1 + c_2 − W`` (``family`` = 1, 2, 3), with ``W`` a random
@@ -202,7 +202,7 @@ def appendix_c_instance(
 def l1_instance(
     k: int, family: int, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """An L = 1 generator: the recipes of the reconstructions A1r–A3r (spec 004 §4.5b).
+    """An L = 1 generator: the recipes of our reconstructions A1r–A3r.
 
     **Not the paper's** (its L = 1 instances are not recoverable). Costs ``U[0.2, 1.8]``,
     ``c̄ = 1``, both costs and rewards rounded to multiples of 0.05.

@@ -1,20 +1,22 @@
-"""Constrained best mixed arm instances (spec 004; Tang, Jain, Nayyar & Nuzzo, arXiv 2405.15090).
+"""Constrained best mixed arm instances (Tang, Jain, Nayyar & Nuzzo 2024, arXiv 2405.15090).
 
 Each ``make_*`` function builds a :class:`~bandit_envs.PureExplorationEnv` with the
 :class:`~bandit_envs.core.tasks.ConstrainedMixedSupport` task and the
-:class:`~bandit_envs.core.models.ConstrainedGaussian` model, and is the entry point of a registered id:
+:class:`~bandit_envs.core.models.ConstrainedGaussian` model, and is the entry point of a
+registered id (the instances as numbers are in :mod:`bandit_envs.envs._constrained_instances`):
 
 | id | K, L | instance |
 |---|---|---|
-| ``ConstrainedMixed-Table1-v0`` | 24, 2 | the six instances of App. C, Table 1 (spec 004 §4.2) |
-| ``ConstrainedMixed-Hard-v0`` | K, 1 | App. A's template where SFSR-L fails ("H2r", §2.6, §4.5b) |
+| ``ConstrainedMixed-Table1-v0`` | 24, 2 | the six instances of Appendix C, Table 1 |
+| ``ConstrainedMixed-Hard-v0`` | K, 1 | Appendix A's template where SFSR-L fails (our numbers) |
+| ``ConstrainedMixed-L1-v0`` | 16, 1 | our stand-ins for the instances of Section 5 |
 | ``ConstrainedMixed-Random-v0`` | 24, 2 or K, 1 | the Appendix-C generator, or an L = 1 generator |
 | ``ConstrainedMixed-Custom-v0`` | any | your own rewards, costs and thresholds |
 
 One pull returns ``(reward, cost_1..cost_L)`` with Gaussian noise σ_r (default 1) and σ_c
 (default 0.5), the paper's. The answer is the optimal LP basis over ``K + L`` items (the slack
-item of constraint ``l`` is ``K + l``); :func:`bandit_envs.theory.lp.split_answer` splits it into the
-support arms and the non-binding constraints.
+item of constraint ``l`` is ``K + l``); :func:`bandit_envs.theory.lp.split_answer` splits it into
+the support arms and the non-binding constraints.
 
 **Setting.** The paper's problem is fixed budget: ``budget=`` (default per id, from the paper's
 budget ranges). ``delta=`` builds the same problem in fixed confidence (the paper leaves it to
@@ -77,9 +79,9 @@ __all__ = [
 
 #: δ of the fixed-confidence variant when ``max_samples=`` is given without ``delta=``.
 DEFAULT_DELTA = 0.1
-#: default budget of the Table-1 id (spec 004 §5.13 suggests N ∈ {10k, …, 160k} for L = 2).
+#: default budget of the Table-1 id (our choice within the range 10k–160k we run for L = 2).
 TABLE1_BUDGET = 40_000
-#: default budget of the Hard id (spec 004 §6.12 contrasts SFSR and SFSR-L at N = 10⁴).
+#: default budget of the Hard id (where SFSR and SFSR-L differ clearly; our choice).
 HARD_BUDGET = 10_000
 #: default budgets of the Random id by L (L = 1: the A-type grid 10³–10⁴; L = 2: as Table 1).
 RANDOM_BUDGETS = {1: 5_000, 2: 40_000}
@@ -156,7 +158,7 @@ def _sigmas(sigma_r: Any, sigma_c: Any, who: str) -> tuple[float, float]:
     "ConstrainedMixed-Table1-v0",
     summary="K=24 arms on the cost grid c1 x c2, L=2, cbar=(1,1); answer = optimal LP basis over "
     "26 items (slacks 24, 25); instance in D1P, D2P, D3P, D1I, D2I, D3I",
-    source="Tang, Jain, Nayyar & Nuzzo 2024 (arXiv 2405.15090), App. C, Table 1",
+    source="Tang, Jain, Nayyar & Nuzzo 2024 (arXiv 2405.15090), Appendix C, Table 1",
     default_budget=TABLE1_BUDGET,
 )
 def make_table1(
@@ -169,15 +171,15 @@ def make_table1(
     max_samples: int | None = None,
     **env_kwargs: Any,
 ) -> PureExplorationEnv:
-    """``ConstrainedMixed-Table1-v0``: the six L = 2 instances of Appendix C (spec 004 §4.2).
+    """``ConstrainedMixed-Table1-v0``: the six L = 2 instances of Tang et al. (2024), Appendix C.
 
     ## Description
     ``K = K0 = 24`` arms with costs on the grid ``c_1 ∈ {0.4, …, 1.4}`` × ``c_2 ∈ {0.7, …, 1.3}``,
     thresholds ``c̄ = (1, 1)``, rewards from Table 1 (:func:`table1_instance`, exact numbers).
     Family Dj has j support arms (D1: ``r = 1 − W``; D2: ``r = c_1 − W``; D3: ``r = c_1 + c_2 − W``;
     P: ``W`` a permutation of {0, 0.02, …, 0.46}; I: i.i.d. on {0, …, 0.28}; +0.02 on the support).
-    Answers over 26 items (slacks 24 and 25). The paper runs 5000 episodes per budget (its grid is
-    not recoverable; spec 004 §4.5a gives prototype error rates at N = 5k–40k).
+    Answers over 26 items (slacks 24 and 25). The paper runs 5000 episodes per budget (its grid of
+    budgets is not given in the text).
 
     ## Arguments
     | keyword | meaning | default |
@@ -223,7 +225,7 @@ def make_table1(
     summary="L=1: arm 0 (0, 0), arm 1 (1.2, 1.2) just infeasible, K-2 clones at (0.9, 0.8) just "
     "below the optimal segment, so the Lagrangian score (SFSR-L) rejects arm 0 (reconstructed "
     "numbers 'H2r')",
-    source="Tang, Jain, Nayyar & Nuzzo 2024, App. A",
+    source="Tang, Jain, Nayyar & Nuzzo 2024, Appendix A (our numbers)",
     default_budget=HARD_BUDGET,
     quick={"K": 4},
 )
@@ -244,9 +246,9 @@ def make_hard(
     (high reward, cost slightly above ``c̄``); the K − 2 identical arms 2..K−1 sit just below the
     segment. After round 1 one overestimated clone j suffices for the empirical frontier to become
     (1, j), whose slope makes arm 0's reduced cost the lowest, so SFSR-L rejects it, while its IV
-    score stays near the optimum (spec 004 §2.6). Prototype errors at N = 10⁴ (K = 16):
-    SFSR 0.07, SFSR-L 0.58, USLP 0.24 (spec 004 §4.5b, not the paper's). Δ0² = 0.16,
-    Δ_(3)² ≈ 0.00497 (K = 16).
+    score stays near the optimum (Tang et al. 2024, Appendix A). The paper's figure has no
+    numbers; these are ours. In our simulations at N = 10⁴ (K = 16) the error rates are about
+    SFSR 0.07, SFSR-L 0.58, USLP 0.24 (not the paper's). Δ0² = 0.16, Δ_(3)² ≈ 0.00497 (K = 16).
 
     ## Arguments
     | keyword | meaning | default |
@@ -276,9 +278,9 @@ def make_hard(
 
 
 # --------------------------------------------------------------------------------------------
-# the L = 1 reconstructions of spec 004 §4.5b (stand-ins for the paper's Figures 2-3)
+# our L = 1 reconstructions (stand-ins for the instances of the paper's Figures 2-3)
 
-#: default budget of the L1 id (spec 004 §4.5b compares the agents at N = 10³–2·10⁴).
+#: default budget of the L1 id (within the range 10³–2·10⁴ where we compare the agents).
 L1_BUDGET = 5_000
 
 
@@ -287,7 +289,7 @@ L1_BUDGET = 5_000
     summary="K=16, L=1, cbar=1: reconstructed stand-ins for the paper's Fig. 2-3 (not its "
     "numbers): A1r (deterministic optimum), A2r, A3r (two-arm mixes), H1r (support arm just "
     "above cbar), H2r (App. A)",
-    source="Tang, Jain, Nayyar & Nuzzo 2024, Sec. 5 (reconstructions)",
+    source="Tang, Jain, Nayyar & Nuzzo 2024, Section 5 (our reconstructions)",
     default_budget=L1_BUDGET,
     quick={"instance": "A2r"},
 )
@@ -304,13 +306,14 @@ def make_l1(
     """``ConstrainedMixed-L1-v0``: the L = 1, K = 16 instances standing in for Figures 2-3.
 
     ## Description
-    **Reconstructions, not the paper's instances** (spec 004 §4.5b; the paper draws A1-A3 and
-    H1-H3 only in figures). ``c̄ = 1``, arms as (cost, reward) points (:data:`L1_INSTANCES`):
+    **Our reconstructions, not the paper's instances** (Tang et al. 2024 draw A1-A3 and H1-H3 only
+    in the figures of Section 5, without their numbers). ``c̄ = 1``, arms as (cost, reward) points
+    (:data:`L1_INSTANCES`):
 
     * ``A1r`` — an "average" instance with a deterministic optimum, ``I* = {1, slack}``;
     * ``A2r``, ``A3r`` — "average" instances whose optimum mixes two arms: ``{7, 15}``, ``{2, 4}``;
     * ``H1r`` — a support arm just above ``c̄`` (Δ0-dominated, every gap ≈ Δ0): the IV score is
-      the weaker flavour there, and uniform sampling wins (spec 004 §4.5b);
+      the weaker flavour there, and uniform sampling wins (in our simulations);
     * ``H2r`` — Appendix A's construction where the Lagrangian score fails (as
       ``ConstrainedMixed-Hard-v0`` with K = 16).
 
@@ -330,8 +333,8 @@ def make_l1(
     who = "ConstrainedMixed-L1-v0"
     if not isinstance(instance, str) or instance not in L1_INSTANCES:
         raise InvalidParameterError(
-            f"{who}: instance must be one of {sorted(L1_INSTANCES)} (spec 004 §4.5b "
-            f"reconstructions); got {instance!r}."
+            f"{who}: instance must be one of {sorted(L1_INSTANCES)} (our reconstructions of "
+            f"the paper's Section 5 instances); got {instance!r}."
         )
     sigma_r, sigma_c = _sigmas(sigma_r, sigma_c, who)
     rewards, costs = (np.array(v, dtype=np.float64) for v in L1_INSTANCES[instance])
@@ -359,7 +362,7 @@ def make_l1(
     summary="L=2: the Appendix-C generator (grid costs, r = 1 / c1 / c1+c2 minus W, W a "
     "permutation 'P' or i.i.d. 'I', redrawn until j support arms, +0.02 on them); L=1: the "
     "A1r/A2r recipes with K arms (not the paper's); default budget 40000 (L=2) or 5000 (L=1)",
-    source="Tang, Jain, Nayyar & Nuzzo 2024, App. C",
+    source="Tang, Jain, Nayyar & Nuzzo 2024, Appendix C",
     default_budget=_random_budget,
     quick={"L": 1, "K": 6},
 )
@@ -467,7 +470,7 @@ def make_random(
 # custom
 
 
-#: the toy of spec 004 §6 fact 5 (c̄ = 1): I* = {1, 2} with value 1.12.
+#: our toy instance (c̄ = 1): I* = {1, 2} with value 1.12.
 _TOY_REWARDS = (0.3, 1.2, 0.8, 0.5, 1.0)
 _TOY_COSTS = (0.2, 1.1, 0.6, 1.4, 1.6)
 
@@ -494,8 +497,8 @@ def make_custom(
     """``ConstrainedMixed-Custom-v0``: constrained best mixed arm on your own instance.
 
     Give ``rewards`` (K,) and ``costs`` (L, K), or (K,) for one constraint, and optionally
-    ``thresholds`` (L,) (default ``c̄ = 1`` for every constraint). With no arrays, the toy of
-    spec 004 §6 fact 5 is built (K = 5, L = 1, ``I* = {1, 2}``). An infeasible instance is
+    ``thresholds`` (L,) (default ``c̄ = 1`` for every constraint). With no arrays, a toy is built
+    (K = 5, L = 1, ``I* = {1, 2}``). An infeasible instance is
     accepted (its answer is the empty set); one violating Assumption 1 is refused, with the reason.
 
     ## Arguments
