@@ -467,7 +467,7 @@ CASES: list[Case] = [
         'gym.make("LinearPSI-Custom-v0", means=[[1.0, 0.0], [1.0, 0.0]])',
         "ParetoSet: the PSI gap of arms 0, 1 is 0 (at most 1e-12): arms 0, 1 have the "
         "identical mean vector [1.0, 0.0]. Exact Pareto set identification is ill-posed on "
-        "this instance (infinite complexity, spec 000 §6.15); perturb the means or use "
+        "this instance (infinite complexity); perturb the means or use "
         "ParetoSet(epsilon > 0). was raised from the environment creator for "
         "LinearPSI-Custom-v0 with kwargs ({'means': [[1.0, 0.0], [1.0, 0.0]]})",
     ),
@@ -511,8 +511,8 @@ CASES: list[Case] = [
         InvalidInstanceError,
         'gym.make("LinearEpsGood-Custom-v0", means=[1.0, 0.5], epsilon=0.5)',
         "AllEpsilonGood: arms 1 have means within 1e-09 of the threshold 0.5 (epsilon 0.5); "
-        "whether they are epsilon-good cannot be certified (infinite complexity, spec 002 "
-        "§1.2). Change epsilon or the means. was raised from the environment creator for "
+        "whether they are epsilon-good cannot be certified (infinite complexity). Change "
+        "epsilon or the means. was raised from the environment creator for "
         "LinearEpsGood-Custom-v0 with kwargs ({'means': [1.0, 0.5], 'epsilon': 0.5})",
     ),
     Case(
