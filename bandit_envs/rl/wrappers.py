@@ -2,11 +2,13 @@
 
 The environment's own observation is the outcome of the last pull (``docs/concepts.md``): an RL
 policy that sees only that cannot know what it has learnt so far. These wrappers give it what it
-needs:  * :class:`SufficientStatistics` replaces the observation by the running sufficient
-statistics of the episode — pull counts, empirical means per arm and output, the elapsed fraction of
-the horizon and, for linear models, the ridge estimate θ̂ and the inverse design matrix
-(:class:`BanditStatistics`). Together with the public :class:`~bandit_envs.ProblemSpec` this is a
-Markov state for Gaussian noise: the posterior of the means depends on the data only
+needs:
+
+* :class:`SufficientStatistics` replaces the observation by the running sufficient statistics of
+  the episode — pull counts, empirical means per arm and output, the elapsed fraction of the
+  horizon and, for linear models, the ridge estimate θ̂ and the inverse design matrix
+  (:class:`BanditStatistics`). Together with the public :class:`~bandit_envs.ProblemSpec`
+  this is a Markov state for Gaussian noise: the posterior of the means depends on the data only
   through these numbers.
 * :class:`ActionMask` exposes ``action_masks()`` (the convention of sb3-contrib's
   ``MaskablePPO``) and ``info["action_mask"]``: arms whose means are public (the constrained
