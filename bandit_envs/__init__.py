@@ -23,12 +23,11 @@ import warnings
 from typing import Any
 
 from bandit_envs.core.env import PureExplorationEnv
+from bandit_envs.core.glm_models import LogisticGLM, PoissonGLM
 from bandit_envs.core.models import (
     ConstrainedGaussian,
     LinearGaussian,
-    LogisticGLM,
     MisspecifiedLinearGaussian,
-    PoissonGLM,
     RewardModel,
 )
 from bandit_envs.core.problem import Answer, ProblemSpec, as_answer

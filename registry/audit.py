@@ -366,7 +366,7 @@ def _check_delta(delta: Any) -> float:
 
 
 def _missing_data(instance: EasyInstance) -> str | None:
-    from bandit_envs.data.datasets import dataset_path
+    from bandit_envs.data import dataset_path
 
     for name in env_entry(instance.env_id).datasets:
         try:

@@ -165,7 +165,7 @@ def is_compatible(agent: str | Any, env: str | gym.Env, **env_kwargs: Any) -> tu
 
 def _missing_data(names: tuple[str, ...]) -> str | None:
     """The first data set of ``names`` not available locally (no download), or None."""
-    from bandit_envs.data.datasets import dataset_path
+    from bandit_envs.data import dataset_path
     from bandit_envs.errors import DataError
 
     for name in names:

@@ -29,7 +29,7 @@ if "BANDIT_ENVS_DATA" not in os.environ and _SHARED_DATA.is_dir():
 
 def skip_without_data(env_id: str) -> None:
     """Skip, naming what is missing, when ``env_id`` reads a data set not available locally."""
-    from bandit_envs.data.datasets import dataset_path
+    from bandit_envs.data import dataset_path
     from bandit_envs.envs.registration import env_entries
     from bandit_envs.errors import DataError
 

@@ -1,7 +1,7 @@
 """The one Gymnasium environment of the suite: :class:`PureExplorationEnv`.
 
 Every registered id is a factory that builds this class from a reward model, a task and a
-setting (DESIGN §2.4).
+setting (``docs/concepts.md``, "The environment and its termination protocol").
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from bandit_envs.core import rendering
 from bandit_envs.core.models import RewardModel
 from bandit_envs.core.problem import Answer, ProblemSpec, as_answer
 from bandit_envs.core.tasks import Task
@@ -88,6 +89,8 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 4}
+    action_space: spaces.MultiDiscrete
+    observation_space: spaces.Box
 
     def __init__(
         self,
@@ -177,12 +180,10 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
         self._last = np.zeros(m, dtype=np.float64)
         #: the picture modes' state (per-arm sums, last answer, figure); None in other modes.
         #: One attribute only: with 30 or more instance attributes (gym.make's ``spec``
-        #: included) CPython 3.11's attribute caches stop working and every step() gets ~3%
-        #: slower (measured; tests/bandit_envs/core/test_rendering.py guards the count).
+        #: included) CPython 3.11's attribute caches stop working and every step() gets slower
+        #: (tests/bandit_envs/core/test_rendering.py guards the count).
         self._picture: Any = None
         if render_mode in ("rgb_array", "human"):
-            from bandit_envs.core import rendering
-
             rendering.require_matplotlib(f"{who}: render_mode={render_mode!r}")
             self._picture = rendering.Picture(np.zeros((k, m), dtype=np.float64))
 
@@ -226,7 +227,7 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
         self._pulls[arm] += 1
         self._samples += 1
         self._last = outcome
-        if self._picture is not None:  # picture modes only; ~0.01 µs for the others
+        if self._picture is not None:  # picture modes only; one `is None` test for the others
             self._picture.sums[arm] += outcome
             if self.render_mode == "human":
                 self._draw_human(force=False)
@@ -279,17 +280,10 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
         ``None``: returns ``None``.
         """
         if self._picture is not None:
-            return self._picture.renderer(self.render_mode).render(self)
+            return self._picture.renderer(self.render_mode).render(self._view())
         if self.render_mode != "ansi":
             return None
-        setting = f"delta={self.delta:g}" if self.delta is not None else f"budget={self.budget}"
-        state = "ended: " + str(self._stop_reason) if self._done else "running"
-        pulls = np.array2string(self._pulls, threshold=12, edgeitems=4)
-        last = np.array2string(self._last, precision=3, threshold=6)
-        return (
-            f"{self.name} [{self.task.name}, {setting}] {state} | samples {self._samples} | "
-            f"pulls {pulls} | last outcome {last}"
-        )
+        return rendering.render_text(self._view())
 
     def close(self) -> None:
         """Close the picture (the ``"human"`` window, or the ``"rgb_array"`` canvas), if any."""
@@ -324,7 +318,7 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
         """The instance's complexity measures (cached).
 
         For best arm, ``"lower_bound"`` is T*(θ) (so that E[τ_δ] ≳ T*·log(1/δ)) and
-        ``"oracle_weights"`` its optimal allocation (spec 001 §1.5).
+        ``"oracle_weights"`` its optimal allocation (Soare, Lazaric & Munos 2014, Section 3).
         """
         if self._complexity is None:
             key = _fingerprint(self.model, self.task)
@@ -358,7 +352,29 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
         picture = self._picture
         if force or now >= picture.next_draw:
             picture.next_draw = now + 1.0 / float(self.metadata["render_fps"])
-            picture.renderer("human").refresh(self)
+            picture.renderer("human").refresh(self._view())
+
+    def _view(self) -> rendering.EpisodeView:
+        """A snapshot of the episode for the renderers (which never read the env itself)."""
+        picture = self._picture
+        return rendering.EpisodeView(
+            name=self.name,
+            task=self.task,
+            model=self.model,
+            problem=self.problem,
+            setting=self.setting,
+            delta=self.delta,
+            budget=self.budget,
+            n_arms=self.n_arms,
+            samples=self._samples,
+            pulls=self._pulls,
+            last=self._last,
+            sums=None if picture is None else picture.sums,
+            done=self._done,
+            stop_reason=self._stop_reason,
+            true_answer=self._true_answer,
+            answer=picture.answer if picture is not None and self._done else None,
+        )
 
     def _check_running(self, method: str) -> None:
         if not self._started:

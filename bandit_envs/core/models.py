@@ -16,7 +16,13 @@ from typing import Any
 
 import numpy as np
 
-from bandit_envs.core.validation import check_matrix, check_nonnegative, read_only
+from bandit_envs.core.validation import (
+    check_feature_scale,
+    check_matrix,
+    check_nonnegative,
+    read_only,
+    theta_shape_error,
+)
 from bandit_envs.errors import InvalidParameterError
 
 
@@ -61,12 +67,13 @@ class RewardModel(abc.ABC):
 class LinearGaussian(RewardModel):
     """Linear model with Gaussian noise: outcome = xₖᵀΘ + η, η ~ N(0, Σ).
 
-    Covers scalar linear bandits (θ of shape (h,), m = 1; Soare et al. 2014 §2) and the
-    multi-output linear model of Pareto set identification (Θ of shape (h, d), m = d; Kone et
-    al., spec 000 §1.1). With identity features it is the unstructured Gaussian bandit. The noise
-    is ``Σ = diag(σ²)`` (independent outputs) unless a full covariance ``cov`` is given (spec 000
-    §1.1 and §6.10: the coordinates of η may be correlated; agents are told only the marginal
-    standard deviations ``sqrt(diag Σ)`` as ``noise_std``).
+    Covers scalar linear bandits (θ of shape (h,), m = 1; Soare, Lazaric & Munos 2014,
+    Section 2) and the multi-output linear model of Pareto set identification (Θ of shape (h, d),
+    m = d; Kone, Kaufmann & Richert, Section 2). With identity features it is the unstructured
+    Gaussian bandit. The noise is ``Σ = diag(σ²)`` (independent outputs) unless a full covariance
+    ``cov`` is given (Kone, Kaufmann & Richert, Section 2.2, allow the coordinates of η to be
+    correlated; agents are told only the marginal standard deviations ``sqrt(diag Σ)`` as
+    ``noise_std``).
 
     Args:
         features: K×h arm features.
@@ -85,7 +92,7 @@ class LinearGaussian(RewardModel):
 
     def __init__(self, features: Any, theta: Any, sigma: Any = None, cov: Any = None) -> None:
         who = "LinearGaussian"
-        x = _check_feature_scale(check_matrix(features, "features", who, ndim=2), who)
+        x = check_feature_scale(check_matrix(features, "features", who, ndim=2), who)
         self._build(x, theta, sigma, cov, who)
 
     def _build(self, x: np.ndarray, theta: Any, sigma: Any, cov: Any, who: str) -> None:
@@ -96,7 +103,7 @@ class LinearGaussian(RewardModel):
         """
         th = check_matrix(theta, "theta", who, ndim=(1, 2))
         if th.shape[0] != x.shape[1]:
-            raise _shape_error(who, x.shape, th.shape)
+            raise theta_shape_error(who, x.shape, th.shape)
         m = 1 if th.ndim == 1 else th.shape[1]
         self._features = read_only(x)
         self._theta = read_only(th)
@@ -186,9 +193,10 @@ class LinearGaussian(RewardModel):
 
 
 class MisspecifiedLinearGaussian(RewardModel):
-    """Gaussian outcomes around arbitrary means, with features exposed (spec 000 §8, App. I).
+    """Gaussian outcomes around arbitrary means, with features exposed.
 
-    The "used as such (mis-specified setting)" instances of the paper: agents are given features
+    The real data "used as such (mis-specified setting)" of Kone, Kaufmann & Richert
+    (Appendix I): agents are given features
     ``x_k``, but the means ``μ_k`` are data, not ``Θᵀx_k`` for any Θ. The problem's structure is
     ``"misspecified_linear"``, so agents that assume an exactly linear model are told it is not.
     Sampling is that of :class:`~bandit_envs.LinearGaussian` (same noise, same random stream).
@@ -200,14 +208,15 @@ class MisspecifiedLinearGaussian(RewardModel):
             ``cov``).
         cov: a full d×d noise covariance instead of ``sigma`` (as in ``LinearGaussian``).
 
-    Keyword-only (the misspecified linear model of spec 002 §1.6, Li et al. eq. 28–29,
+    Keyword-only (the misspecified linear model of Li, Ma, Hua & Zhu 2025, Section 5, eq. 28–29,
     ``μ = Ψθ + Δ_m`` with ``‖Δ_m‖_∞ ≤ L_m``):
 
     * ``bound``: the misspecification level ``L_m ≥ 0`` told to agents, published as
-      ``ProblemSpec.misspecification`` (DESIGN §2.2). It must be consistent: some θ has
-      ``‖μ_k − Θᵀx_k‖_∞ ≤ L_m`` for every arm (the given ``theta`` if any, else the Chebyshev fit
-      :func:`bandit_envs.theory.misspecification.chebyshev_deviation`, per output). ``None`` (default):
-      ``L_m`` is not told, ``ProblemSpec.misspecification`` stays ``None``.
+      ``ProblemSpec.misspecification`` (public, like every field of the spec). It must be
+      consistent: some θ has ``‖μ_k − Θᵀx_k‖_∞ ≤ L_m`` for every arm (the given ``theta`` if any,
+      else the Chebyshev fit :func:`bandit_envs.theory.misspecification.chebyshev_deviation`, per
+      output). ``None`` (default): ``L_m`` is not told, ``ProblemSpec.misspecification`` stays
+      ``None``.
     * ``theta``: the linear part Θ of the decomposition (shape (h,) or (h, d)); the deviation
       ``Δ_m = μ − XΘ`` is then part of the truth.
 
@@ -230,7 +239,7 @@ class MisspecifiedLinearGaussian(RewardModel):
         theta: Any = None,
     ) -> None:
         who = "MisspecifiedLinearGaussian"
-        x = _check_feature_scale(check_matrix(features, "features", who, ndim=2), who)
+        x = check_feature_scale(check_matrix(features, "features", who, ndim=2), who)
         mu = check_matrix(means, "means", who, ndim=2)
         if mu.shape[0] != x.shape[0]:
             raise InvalidParameterError(
@@ -353,15 +362,15 @@ class MisspecifiedLinearGaussian(RewardModel):
 
 
 class ConstrainedGaussian(RewardModel):
-    """Rewards and costs of constrained best mixed arm identification (spec 004 §1.1).
+    """Rewards and costs of constrained best mixed arm identification.
 
     One pull of arm ``a`` returns the vector ``(R_a, C_{1,a}, …, C_{L,a})`` with
     ``R_a ~ N(r_a, σ_r²)`` and ``C_{l,a} ~ N(c_{l,a}, σ_c²)``, all components independent and
-    independent across pulls (Tang, Jain, Nayyar & Nuzzo, L32–L44; one σ_r for every reward and
-    one σ_c for every cost, the paper's only model). ``means`` has shape (K, L + 1): column 0 the
-    rewards, column ``1 + l`` cost type ``l``.
+    independent across pulls (Tang, Jain, Nayyar & Nuzzo 2024, Section 2; one σ_r for every
+    reward and one σ_c for every cost, the paper's only model). ``means`` has shape (K, L + 1):
+    column 0 the rewards, column ``1 + l`` cost type ``l``.
 
-    **Known arms** (spec 004 §1.1, §5.3). Arms listed in ``known_arms`` have means given to the
+    **Known arms** (the paper's Section 2). Arms listed in ``known_arms`` have means given to the
     agent: they are public in ``ProblemSpec.extras`` as ``"known_arms"`` (a sorted tuple of arm
     indices) and ``"known_means"`` (a read-only array of shape (len(known_arms), L + 1), rows in
     the order of ``known_arms``, laid out like an outcome). The paper lists them last
@@ -524,17 +533,11 @@ def _check_known(known: Any, k: int, who: str) -> tuple[int, ...]:
         raise InvalidParameterError(f"{who}: known_arms must not repeat an arm; got {known!r}.")
     if len(ints) >= k:
         raise InvalidParameterError(
-            f"{who}: at least one arm must be unknown (K0 >= 1, spec 004 §2.1); got known_arms "
+            f"{who}: at least one arm must be unknown (K0 >= 1: the budget schedule of Tang et al. "
+            f"2024, eq. 7, shares the pulls among the unknown arms); got known_arms "
             f"{sorted(ints)} for {k} arms."
         )
     return tuple(sorted(ints))
-
-
-def _shape_error(who: str, fshape: tuple[int, ...], tshape: tuple[int, ...]) -> Exception:
-    return InvalidParameterError(
-        f"{who}: theta must have as many rows as features has columns ({fshape[1]}); "
-        f"got features of shape {fshape} and theta of shape {tshape}."
-    )
 
 
 def _sigma_error(who: str, shape: tuple[int, ...], m: int) -> Exception:
@@ -567,10 +570,6 @@ _MAX_SIGMA = 1e140
 #: the largest mean magnitude: a sum of 10¹² outcomes (≤ 10¹¹²) and its square (≤ 10²²⁴), which
 #: agents' statistics form, stay finite float64 (θ ~ 1e300 made Uniform's GLR overflow).
 _MAX_MEAN = 1e100
-#: the range of the features' largest entry: Gram matrices of 10¹² pulls and their inverses
-#: (entries ~ n·x² and 1/(n·x²)) and fourth powers stay finite, non-zero float64 (features ~ 1e-200
-#: made least squares singular and the lower bound 0; ~ 1e100 overflowed ridge agents).
-_FEATURE_SCALE = (1e-50, 1e50)
 
 
 def _check_means(means: np.ndarray, who: str) -> np.ndarray:
@@ -591,20 +590,6 @@ def _check_means(means: np.ndarray, who: str) -> np.ndarray:
             f"{worst!r}. Rescale the features, theta or means (and sigma with them)."
         )
     return means
-
-
-def _check_feature_scale(x: np.ndarray, who: str) -> np.ndarray:
-    """Refuse features whose largest entry is outside :data:`_FEATURE_SCALE` (all-zero passes)."""
-    top = float(np.abs(x).max()) if x.size else 0.0
-    low, high = _FEATURE_SCALE
-    if top != 0.0 and not low <= top <= high:
-        raise InvalidParameterError(
-            f"{who}: the features' largest entry must be between {low:g} and {high:g} in "
-            f"magnitude (least squares on them must stay finite and non-singular in float64); "
-            f"got {top!r}. Divide the features by a constant c and multiply theta by c: the "
-            f"means, hence the problem, stay the same."
-        )
-    return x
 
 
 def _check_cov(cov: Any, m: int, who: str) -> np.ndarray:
@@ -643,7 +628,7 @@ def _factor(c: np.ndarray) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------------------------
-# misspecified linear and generalized linear models (spec 002 §1.6, §1.7; Li et al. §5, §6)
+# the misspecification bound (Li, Ma, Hua & Zhu 2025, Section 5)
 
 
 def _check_bound_consistent(
@@ -669,166 +654,3 @@ def _check_bound_consistent(
             f"{worst!r} > L_m on some arm; give a bound >= {worst!r}."
         )
     return b
-
-
-class _CanonicalGLM(RewardModel):
-    """Scalar outcomes of a canonical GLM: ``E[X | arm k] = μ_link(a_kᵀθ)`` (Li et al. eq. 36).
-
-    Subclasses set ``link_name`` and implement the draws; the link math is
-    :mod:`bandit_envs.theory.glm`.
-    """
-
-    structure = "glm"
-    link_name = ""
-
-    def __init__(self, features: Any, theta: Any, who: str) -> None:
-        from bandit_envs.theory.glm import get_link
-
-        x = _check_feature_scale(check_matrix(features, "features", who, ndim=2), who)
-        th = check_matrix(theta, "theta", who, ndim=1)
-        if th.shape[0] != x.shape[1]:
-            raise _shape_error(who, x.shape, th.shape)
-        self._link = get_link(self.link_name, who)
-        self._features = read_only(x)
-        self._theta = read_only(th)
-        self._predictors = read_only(x @ th)
-        self._means = read_only(self._link.mean(self._predictors).reshape(-1, 1))
-
-    @property
-    def n_arms(self) -> int:  # noqa: D102
-        return int(self._features.shape[0])
-
-    @property
-    def outcome_dim(self) -> int:  # noqa: D102
-        return 1
-
-    @property
-    def means(self) -> np.ndarray:  # noqa: D102
-        return self._means
-
-    @property
-    def features(self) -> np.ndarray:
-        """The K×h feature matrix (read-only)."""
-        return self._features
-
-    @property
-    def theta(self) -> np.ndarray:
-        """The true parameter θ (read-only)."""
-        return self._theta
-
-    @property
-    def predictors(self) -> np.ndarray:
-        """The linear predictors ``a_kᵀθ`` (read-only). Part of the truth."""
-        return self._predictors
-
-    @property
-    def link(self) -> str:
-        """The link's name (``ProblemSpec.link``)."""
-        return self.link_name
-
-    def noise_bound(self) -> float:
-        """The ``noise_std`` told to agents (subclasses say what it bounds)."""
-        raise NotImplementedError
-
-    def public_fields(self) -> dict[str, Any]:
-        """Structure ``"glm"``, features, the link and ``noise_std``; θ and the means are not."""
-        return {
-            "structure": self.structure,
-            "features": self._features,
-            "link": self.link_name,
-            "noise_std": self.noise_bound(),
-        }
-
-    def truth(self) -> dict[str, Any]:
-        """θ, the linear predictors and the means."""
-        return {"theta": self._theta, "predictors": self._predictors, "means": self._means}
-
-
-class LogisticGLM(_CanonicalGLM):
-    """Bernoulli outcomes with logistic mean ``σ(a_kᵀθ) = 1/(1 + e^{−a_kᵀθ})`` (Li et al. §6).
-
-    The logistic bandit of spec 002 §1.7 (paper eq. 36 with ``μ_link = σ``). One pull returns 0.0
-    or 1.0; the batch path draws the number of successes of ``n`` pulls as one Binomial(n, p)
-    (exact). ``ProblemSpec.link`` is ``"logistic"`` and ``noise_std`` is 1/2: a Bernoulli variable
-    is 1/2-sub-Gaussian (Hoeffding's lemma) and its standard deviation is at most 1/2, whatever
-    ``p``. With identity features this is the unstructured Bernoulli bandit (θ = logit p).
-
-    Args:
-        features: K×h arm features.
-        theta: θ, shape (h,).
-
-    Raises:
-        InvalidParameterError: bad shapes, non-finite values, or a probability that is not in
-            the open interval (0, 1) in floating point (``|a_kᵀθ| ≳ 37``).
-    """
-
-    link_name = "logistic"
-
-    def __init__(self, features: Any, theta: Any) -> None:
-        who = "LogisticGLM"
-        super().__init__(features, theta, who)
-        p = self._means[:, 0]
-        bad = np.flatnonzero((p <= 0.0) | (p >= 1.0))
-        if bad.size:
-            k = int(bad[0])
-            raise InvalidParameterError(
-                f"{who}: every probability must lie in the open interval (0, 1); arm {k} has "
-                f"linear predictor {float(self._predictors[k])!r}, whose probability rounds to "
-                f"{float(p[k])!r}."
-            )
-
-    def noise_bound(self) -> float:
-        """1/2: the sub-Gaussian constant (and the largest standard deviation) of a Bernoulli."""
-        return 0.5
-
-    def sample(self, arm: int, rng: np.random.Generator) -> np.ndarray:
-        """One outcome of ``arm``: 1.0 with probability ``σ(a_armᵀθ)``, else 0.0."""
-        return np.array([1.0 if rng.random() < self._means[arm, 0] else 0.0])
-
-    def sample_sums(self, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """Per-arm sums of ``counts[k]`` outcomes: one Binomial(counts[k], p_k) draw each."""
-        n = np.asarray(counts, dtype=np.int64)
-        return rng.binomial(n, self._means[:, 0]).astype(np.float64)[:, None]
-
-
-class PoissonGLM(_CanonicalGLM):
-    """Poisson outcomes with mean ``exp(a_kᵀθ)`` (the Poisson regression of Li et al. §6).
-
-    The batch path draws the sum of ``n`` pulls as one Poisson(n·λ) (exact). ``noise_std`` is
-    ``sqrt(max_k λ_k)``, the largest standard deviation; Poisson noise is not sub-Gaussian, so
-    the sub-Gaussian guarantees of LinFACT-GLM do not strictly apply (a heuristic use).
-
-    Args:
-        features: K×h arm features.
-        theta: θ, shape (h,).
-
-    Raises:
-        InvalidParameterError: bad shapes, non-finite values, or a mean above 1e9
-            (``a_kᵀθ > 20.7``), whose batch sums could overflow.
-    """
-
-    link_name = "poisson"
-
-    def __init__(self, features: Any, theta: Any) -> None:
-        who = "PoissonGLM"
-        super().__init__(features, theta, who)
-        lam = self._means[:, 0]
-        if (lam > 1e9).any() or (lam <= 0.0).any():
-            k = int(np.flatnonzero((lam > 1e9) | (lam <= 0.0))[0])
-            raise InvalidParameterError(
-                f"{who}: every mean must lie in (0, 1e9]; arm {k} has linear predictor "
-                f"{float(self._predictors[k])!r}, mean {float(lam[k])!r}."
-            )
-
-    def noise_bound(self) -> float:
-        """``sqrt(max λ)``: the largest standard deviation of one outcome."""
-        return float(np.sqrt(self._means.max()))
-
-    def sample(self, arm: int, rng: np.random.Generator) -> np.ndarray:
-        """One outcome of ``arm``: a Poisson(λ_arm) count."""
-        return np.array([float(rng.poisson(self._means[arm, 0]))])
-
-    def sample_sums(self, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """Per-arm sums of ``counts[k]`` outcomes: one Poisson(counts[k]·λ_k) draw each."""
-        n = np.asarray(counts, dtype=np.float64)
-        return rng.poisson(n * self._means[:, 0]).astype(np.float64)[:, None]

@@ -1,6 +1,6 @@
 """The public description of a problem (:class:`ProblemSpec`), answers, and grading.
 
-An *answer* is always a ``frozenset[int]`` of item indices (DESIGN §2.1): the best arm is a
+An *answer* is always a ``frozenset[int]`` of item indices (``docs/concepts.md``): the best arm is a
 one-element set, a Pareto set or the set of ε-good arms is a set of arms, a constrained mixed arm
 is an LP basis over arms and slack items. :func:`grade` compares an answer with the truth.
 """
@@ -30,9 +30,7 @@ Setting = Literal["fixed_confidence", "fixed_budget"]
 SETTINGS: tuple[str, ...] = ("fixed_confidence", "fixed_budget")
 
 
-def _frozen_array(value: Any) -> np.ndarray | None:
-    if value is None:
-        return None
+def _frozen_array(value: Any) -> np.ndarray:
     arr = np.array(value, dtype=np.float64, copy=True)
     arr.setflags(write=False)
     return arr
@@ -133,7 +131,7 @@ class ProblemSpec:
         object.__setattr__(self, "extras", MappingProxyType(dict(self.extras)))
 
     def _check_setting(self, who: str) -> None:
-        """δ (and the safety cap) in fixed confidence, the budget in fixed budget (§2.1)."""
+        """δ (and the safety cap) in fixed confidence, the budget in fixed budget."""
         if self.setting == "fixed_confidence":
             if self.delta is None or self.budget is not None:
                 raise InvalidParameterError(

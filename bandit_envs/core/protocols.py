@@ -1,4 +1,4 @@
-"""The agent protocol (DESIGN §2.3), its batch extension, and the compatibility rule.
+"""The agent protocol, its batch extension, and the compatibility rule (``docs/concepts.md``).
 
 Any object with ``reset / select / observe / recommend`` is an agent: no base class is needed.
 Agents *may* declare what they solve with a ``capabilities`` attribute

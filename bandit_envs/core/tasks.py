@@ -100,32 +100,40 @@ class BestArm(Task):
         return frozenset({int(np.argmax(np.asarray(means).reshape(-1)))})
 
     def complexity(self, model: RewardModel) -> dict[str, Any]:
-        """Gaps; for linear Gaussian models also T*(θ) and the oracle weights (spec 001 §1.5)."""
+        """Gaps; for linear Gaussian models also T*(θ) and the oracle weights.
+
+        The complexity T*(θ) and its optimal allocation are those of Soare, Lazaric & Munos
+        (2014), Section 3.
+        """
         from bandit_envs.core.models import LinearGaussian
         from bandit_envs.theory.complexity import linear_best_arm_complexity
 
         mu = model.means.reshape(-1)
         out: dict[str, Any] = {"gaps": float(mu.max()) - mu, "best_arm": int(np.argmax(mu))}
         if isinstance(model, LinearGaussian):
-            out.update(linear_best_arm_complexity(model.features, model.theta, model.sigma))
+            # scalar outcomes (m = 1), so the model's σ is a float
+            sigma = float(model.sigma)
+            out.update(linear_best_arm_complexity(model.features, model.theta, sigma))
         return out
 
 
 class ParetoSet(Task):
-    """Pareto set identification (PSI), exact or ε-relaxed (spec 000 §1.2–§1.4; Kone et al.).
+    """Pareto set identification (PSI), exact or ε-relaxed (Kone, Kaufmann & Richert, Section 2).
 
     Outcomes are vectors of ``d ≥ 1`` objectives, all maximised. The true answer is the Pareto set
-    ``S*`` under Definition-1 dominance (:func:`bandit_envs.theory.pareto.pareto_mask`); with ``d = 1`` it
-    is the set of best arms. Grading (DESIGN §2.1): with ``epsilon = 0`` an answer is correct iff
-    it equals ``S*``; with ``epsilon > 0`` iff it is an ε-Pareto set (spec 000 §1.3: it contains
-    ``S*`` and every returned arm ``i`` has ``μ_i + ε·1`` dominated by no other arm). Precision,
-    recall and F1 are always measured against ``S*``.
+    ``S*`` under the dominance of the paper's Definition 1
+    (:func:`bandit_envs.theory.pareto.pareto_mask`); with ``d = 1`` it is the set of best arms.
+    Grading: with ``epsilon = 0`` an answer is correct iff it equals ``S*``; with ``epsilon > 0``
+    iff it is an ε-Pareto set (Section 3.3, after Auer et al. 2016: it contains ``S*`` and every
+    returned arm ``i`` has ``μ_i + ε·1`` dominated by no other arm). Precision, recall and F1 are
+    always measured against ``S*``.
 
     Args:
         epsilon: the slack ``ε ≥ 0`` of ε-PSI; public (``ProblemSpec.epsilon``).
         tie_tolerance: with ``epsilon = 0``, an instance with a PSI gap
             ``Δ_i ≤ tie_tolerance · max(1, max|μ|)`` is refused (identical mean vectors, or an arm
-            dominated only weakly, make exact PSI ill-posed: spec 000 §6.15). With ``epsilon > 0``
+            dominated only weakly, make exact PSI ill-posed: the complexities of Section 2.1 are
+            infinite; our rule, the paper does not discuss such instances). With ``epsilon > 0``
             such instances are well-posed and accepted (the ε-complexities stay finite).
 
     """
@@ -145,7 +153,7 @@ class ParetoSet(Task):
             )
 
     def true_answer(self, means: np.ndarray) -> Answer:
-        """``S*``; with ``epsilon = 0`` refuses instances with a zero PSI gap (spec 000 §6.15)."""
+        """``S*``; with ``epsilon = 0`` refuses an instance with a zero PSI gap (ill-posed)."""
         mu = np.asarray(means, dtype=float)
         mu = mu.reshape(mu.shape[0], -1)
         result = psi_gaps(mu)
@@ -174,14 +182,14 @@ class ParetoSet(Task):
         return {"epsilon": self.epsilon}
 
     def complexity(self, model: RewardModel) -> dict[str, Any]:
-        """Gaps and complexities of the instance (spec 000 §1.4; Kone et al. eq. (1), (2)).
+        """Gaps and complexities of the instance (Kone, Kaufmann & Richert, Section 2.1, eq. 1, 2).
 
         Returns a dict with ``"gaps"`` (``Δ_i``, shape ``(K,)``), ``"pareto_set"`` (sorted tuple of
         arm indices), ``"rank"`` (the ``h`` of ``H1_lin``/``H2_lin``: the numerical rank of the
         features of a linear model, else ``K``), and ``"H1"``, ``"H2"``, ``"H1_lin"``,
         ``"H2_lin"``, ``"min_gap"`` (floats, :func:`bandit_envs.theory.pareto.complexities`). With
         ``epsilon > 0`` it adds ``"H1_eps"``, ``"H2_eps"``, ``"H1_lin_eps"``, ``"H2_lin_eps"``: the
-        same with ``Δ_i`` replaced by ``max(Δ_i, ε/2)`` (spec 000 §3.7).
+        same with ``Δ_i`` replaced by ``max(Δ_i, ε/2)`` (the paper's Appendix E.5).
         """
         mu = model.means.reshape(model.n_arms, -1)
         result = psi_gaps(mu)
@@ -203,14 +211,14 @@ class ParetoSet(Task):
 
 
 class AllEpsilonGood(Task):
-    """All ε-good arms (spec 002 §1.2; Li, Ma, Hua, Zhu eq. (2)): return exactly ``G_ε``.
+    """All ε-good arms (Li, Ma, Hua & Zhu 2025, Section 2, eq. 2): return exactly ``G_ε``.
 
     Additive (default): ``G_ε = {i : μ_i ≥ max_j μ_j − ε}``; multiplicative:
     ``G_ε = {i : μ_i ≥ (1 − ε)·max_j μ_j}`` (mentioned by the paper, not studied; it needs a
     positive best mean). An arm on the threshold is good (``≥``), but an instance with an arm within
     ``tie_tolerance · max(1, max|μ|)`` of the threshold is refused: its gap ``α_ε`` or ``β_ε`` is 0
-    and no number of samples certifies it (infinite complexity, spec 002 §1.2). Grading is exact
-    set equality; precision, recall and F1 against ``G_ε`` are reported too.
+    and no number of samples certifies it (infinite complexity, the paper's Section 3). Grading is
+    exact set equality; precision, recall and F1 against ``G_ε`` are reported too.
 
     Public fields: ``ProblemSpec.epsilon`` and ``ProblemSpec.extras["multiplicative"]``, plus
     any ``hints`` in ``ProblemSpec.extras``.
@@ -220,7 +228,7 @@ class AllEpsilonGood(Task):
         multiplicative: use the multiplicative definition.
         tie_tolerance: how close to the threshold an arm may be before the instance is refused.
         hints: public side information an instance family gives every agent, e.g. the paper's
-            fairness protocol (spec 002 §2.9): ``"m_hint"``, the *expected* number of good arms
+            fairness protocol (Section 7): ``"m_hint"``, the *expected* number of good arms
             (what top-m baselines get), and ``"threshold_hint"``, the *expected* threshold
             (what thresholding baselines get). Never the instance's own values.
 
@@ -270,7 +278,7 @@ class AllEpsilonGood(Task):
         return (1.0 - self.epsilon) * top if self.multiplicative else top - self.epsilon
 
     def true_answer(self, means: np.ndarray) -> Answer:
-        """``G_ε``; refuses instances with an arm on the threshold (spec 002 §1.2)."""
+        """``G_ε``; refuses instances with an arm on the threshold (infinite complexity)."""
         mu = np.asarray(means, dtype=float).reshape(-1)
         top = float(np.max(mu))
         if self.multiplicative and top <= 0.0:
@@ -286,7 +294,7 @@ class AllEpsilonGood(Task):
             raise InvalidInstanceError(
                 f"AllEpsilonGood: arms {arms} have means within {tol:g} of the threshold "
                 f"{thr!r} (epsilon {self.epsilon!r}); whether they are epsilon-good cannot be "
-                f"certified (infinite complexity, spec 002 §1.2). Change epsilon or the means."
+                f"certified (infinite complexity). Change epsilon or the means."
             )
         return frozenset(int(i) for i in np.flatnonzero(mu >= thr))
 
@@ -303,7 +311,7 @@ class AllEpsilonGood(Task):
         }
 
     def complexity(self, model: RewardModel) -> dict[str, Any]:
-        """Gaps and, for Gaussian models, the lower bound of Theorem 3.2 (spec 002 §1.2, §1.8).
+        """Gaps and, for Gaussian models, the lower bound of Li, Ma, Hua & Zhu (2025), Theorem 3.2.
 
         Returns a dict with ``"gaps"`` (``Δ_i = max μ − μ_i``, shape ``(K,)``), ``"best_arm"``,
         ``"good_set"`` (sorted tuple), ``"threshold"``, ``"alpha_eps"``, ``"beta_eps"`` (``inf``
@@ -320,7 +328,7 @@ class AllEpsilonGood(Task):
         the unstructured bound (Remark 3.3). A misspecified model whose bound ``L_m`` is told
         (``model.bound``) adds :func:`bandit_envs.theory.misspecification.misspecified_complexity`
         (``"T_star_linear"``, ``"L_mu_bound"``, ``"minimax_deviation"``, ``"misspecification"``)
-        and takes ``"lower_bound"`` from it (spec 002 §1.6, Proposition 5.3).
+        and takes ``"lower_bound"`` from it (the paper's Section 5, Proposition 5.3).
         """
         from bandit_envs.core.models import LinearGaussian, MisspecifiedLinearGaussian
         from bandit_envs.theory.eps_good import eps_good_gaps, eps_good_lower_bound
@@ -374,21 +382,22 @@ class AllEpsilonGood(Task):
 
 
 class ConstrainedMixedSupport(Task):
-    """Constrained best *mixed* arm identification: the optimal LP basis (spec 004 §1.2–§1.4).
+    """Constrained best *mixed* arm identification: the optimal LP basis.
 
-    Tang, Jain, Nayyar & Nuzzo (arXiv 2405.15090). Outcomes are ``(reward, cost_1..cost_L)``
-    (:class:`~bandit_envs.core.models.ConstrainedGaussian`); the best mixed arm ``p*`` maximises
-    ``rᵀp`` over distributions ``p`` on the arms subject to ``c p ≤ c̄``. The answer is the
-    optimal basis ``I*`` of the standard-form LP over ``K + L`` items: the support of ``p*``
-    plus the slack item ``K + l`` of every **non-binding** constraint ``l`` (spec 004 §1.4;
-    :func:`bandit_envs.theory.lp.split_answer` splits it). Grading is exact set equality, slacks
-    included (L44, "strict criteria"); precision, recall and F1 against ``I*`` are reported too.
-    An infeasible instance (no ``p`` satisfies the constraints) has the empty answer (L202).
+    Tang, Jain, Nayyar & Nuzzo (2024, arXiv 2405.15090), Sections 2–3. Outcomes are
+    ``(reward, cost_1..cost_L)`` (:class:`~bandit_envs.core.models.ConstrainedGaussian`); the
+    best mixed arm ``p*`` maximises ``rᵀp`` over distributions ``p`` on the arms subject to
+    ``c p ≤ c̄``. The answer is the optimal basis ``I*`` of the standard-form LP over ``K + L``
+    items: the support of ``p*`` plus the slack item ``K + l`` of every **non-binding**
+    constraint ``l`` (Section 4.1; :func:`bandit_envs.theory.lp.split_answer` splits it).
+    Grading is exact set equality, slacks included (Section 2, "strict criteria"); precision,
+    recall and F1 against ``I*`` are reported too. An infeasible instance (no ``p`` satisfies
+    the constraints) has the empty answer (Section 4.3).
 
-    The ground truth is HiGHS's optimum (:func:`bandit_envs.theory.lp.optimal_basis`); an instance that
-    violates Assumption 1 (a unique optimum with exactly ``L + 1`` non-zero coordinates) is refused
-    with :class:`~bandit_envs.errors.InvalidInstanceError` saying why: no budget identifies its
-    support. Public: ``ProblemSpec.cost_thresholds = c̄``; ``n_items = K + L``.
+    The ground truth is HiGHS's optimum (:func:`bandit_envs.theory.lp.optimal_basis`); an instance
+    that violates Assumption 1 (a unique optimum with exactly ``L + 1`` non-zero coordinates) is
+    refused with :class:`~bandit_envs.errors.InvalidInstanceError` saying why: no budget
+    identifies its support. Public: ``ProblemSpec.cost_thresholds = c̄``; ``n_items = K + L``.
 
     Args:
         thresholds: the cost thresholds ``c̄`` (L,), L ≥ 1 (a float for L = 1).
@@ -439,7 +448,7 @@ class ConstrainedMixedSupport(Task):
         ).basis
 
     def empirical_answer(self, means: np.ndarray) -> Answer:
-        """The optimal basis of the plug-in LP (USLP's rule, spec 004 §2.7); empty if infeasible.
+        """The optimal basis of the plug-in LP (USLP's rule, Section 4.3); empty if infeasible.
 
         By enumeration of every basis (lowest basis among exact ties) when there are at most
         200 000 of them, else HiGHS's support. Never raises.
@@ -468,13 +477,14 @@ class ConstrainedMixedSupport(Task):
         return lp.mixing_weights(answer, rewards, costs, self.thresholds)
 
     def complexity(self, model: RewardModel) -> dict[str, Any]:
-        """The optimal basis and the hardness of spec 004 §1.6 and §3 (cached by the env).
+        """The optimal basis and the hardness of Tang et al. (2024), Section 4 (cached by the env).
 
         Returns a dict with ``"feasible"``; for a feasible instance also ``"optimal_basis"``,
         ``"support_arms"``, ``"nonbinding_constraints"`` (sorted tuples), ``"weights"`` (``x*``,
         (K + L,)), ``"value"`` (``rᵀp*``), ``"margin"`` (``v(I*)`` minus the best other feasible
-        basis, spec 004 §4.5; ``None`` beyond 200 000 bases), and, for
-        :class:`~bandit_envs.core.models.ConstrainedGaussian` models (:func:`bandit_envs.theory.lp.hardness`):
+        basis, our diagnostic; ``None`` beyond 200 000 bases), and, for
+        :class:`~bandit_envs.core.models.ConstrainedGaussian` models
+        (:func:`bandit_envs.theory.lp.hardness`):
         ``"Delta0_sq"`` (``Δ0²``, eq. 11), ``"arm_gaps_sq"`` (``Δ_a²`` of every item, eq. 10),
         ``"Delta_L2_sq"`` (``Δ_(L+2)²``), ``"lower_bound_rate"`` (``½ min(Δ0², Δ_(L+2)²)``,
         Theorem 2), ``"uslp_rate"`` (USLP's exponent is at most this), ``"sfsr_rate"`` (eq. 15's
@@ -549,6 +559,6 @@ def _zero_gap_message(mu: np.ndarray, zero: np.ndarray, pareto: np.ndarray, tol:
         )
     return (
         f"ParetoSet: the PSI gap of arms {arms} is 0 (at most {tol:g}): {why}. Exact Pareto set "
-        f"identification is ill-posed on this instance (infinite complexity, spec 000 §6.15); "
+        f"identification is ill-posed on this instance (infinite complexity); "
         f"perturb the means or use ParetoSet(epsilon > 0)."
     )

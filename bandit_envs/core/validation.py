@@ -50,7 +50,11 @@ def check_nonnegative(value: Any, name: str, who: str) -> float:
 
 def check_finite(value: Any, name: str, who: str) -> float:
     """Return ``value`` as a finite float, or raise."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Real)
+        or not np.isfinite(float(value))
+    ):
         raise _fail(who, name, "a finite float", value)
     return float(value)
 
@@ -131,3 +135,33 @@ def array_ndim(value: Any, name: str, who: str) -> int:
         return int(np.ndim(value))
     except ValueError:
         raise _ragged_error(value, name, who) from None
+
+
+#: the range of the features' largest entry: Gram matrices of 10¹² pulls and their inverses
+#: (entries ~ n·x² and 1/(n·x²)) and fourth powers stay finite, non-zero float64 (features ~ 1e-200
+#: made least squares singular and the lower bound 0; ~ 1e100 overflowed ridge agents).
+FEATURE_SCALE = (1e-50, 1e50)
+
+
+def check_feature_scale(x: np.ndarray, who: str) -> np.ndarray:
+    """Refuse features whose largest entry is outside :data:`FEATURE_SCALE` (all-zero passes)."""
+    top = float(np.abs(x).max()) if x.size else 0.0
+    low, high = FEATURE_SCALE
+    if top != 0.0 and not low <= top <= high:
+        raise InvalidParameterError(
+            f"{who}: the features' largest entry must be between {low:g} and {high:g} in "
+            f"magnitude (least squares on them must stay finite and non-singular in float64); "
+            f"got {top!r}. Divide the features by a constant c and multiply theta by c: the "
+            f"means, hence the problem, stay the same."
+        )
+    return x
+
+
+def theta_shape_error(
+    who: str, fshape: tuple[int, ...], tshape: tuple[int, ...]
+) -> InvalidParameterError:
+    """The error for a ``theta`` whose rows do not match the features' columns."""
+    return InvalidParameterError(
+        f"{who}: theta must have as many rows as features has columns ({fshape[1]}); "
+        f"got features of shape {fshape} and theta of shape {tshape}."
+    )

@@ -1,27 +1,27 @@
-"""All ε-good arms instances (spec 002; Li, Ma, Hua & Zhu, LinFACT).
+"""All ε-good arms instances (Li, Ma, Hua & Zhu 2025, LinFACT).
 
 Each ``make_*`` function builds a :class:`~bandit_envs.PureExplorationEnv` with the
 :class:`~bandit_envs.AllEpsilonGood` task and is the entry point of a registered id:
 
 | id | K × h | instance |
 |---|---|---|
-| ``LinearEpsGood-Adaptive-v0`` | (d + 6 − m̃) × d | synthetic I, "adaptive" (spec 002 §4.2) |
-| ``LinearEpsGood-Static-v0`` | d × d | synthetic II, "static" (spec 002 §4.3, EC.12.2) |
-| ``LinearEpsGood-FreeWilson-v0`` | 960 × 21 (rank 16) | a synthetic Free-Wilson instance (§4.8) |
+| ``LinearEpsGood-Adaptive-v0`` | (d + 6 − m̃) × d | synthetic I, "adaptive" (App. EC.12.1) |
+| ``LinearEpsGood-Static-v0`` | d × d | synthetic II, "static" (App. EC.12.2) |
+| ``LinearEpsGood-FreeWilson-v0`` | 960 × 21 (rank 16) | synthetic Free-Wilson (Section 7.2) |
 | ``LinearEpsGood-Custom-v0`` | any | your own features and θ, or means |
 
 Outcomes are ``μ_k + η`` with ``η ~ N(0, σ²)``, σ = 1 by default (the paper does not state its
-noise law; spec 002 §5 item 1 advises N(0, 1), the model of its lower bound). Setting keywords,
+noise law; we take N(0, 1), the model of its lower bound, Theorem 3.2). Setting keywords,
 as in the other families: ``delta=`` (fixed confidence) or ``budget=`` (fixed budget; the
 paper's BayesGap and KGCB baselines run in fixed budget); with neither, δ = 0.05 for the
-synthetic ids (spec 002 §5 item 2: the paper does not state its δ) and δ = 0.1 for
+synthetic ids (our choice: the paper does not state its δ) and δ = 0.1 for
 Free-Wilson (the smallest δ of the paper's sweep 0.1, …, 0.9). ``max_samples`` caps a
 fixed-confidence episode.
 
-Random instances (§4.1 protocol: 10 draws of ``(m̃, X̃)`` per setting) are drawn from
+Random instances (the protocol of Section 7.1: 10 draws of ``(m̃, X̃)`` per setting) are drawn from
 ``instance_seed``; the episode seed changes the noise only. ``m̃`` and ``X̃`` come from
 independent streams, so giving one explicitly does not change the draw of the other.
-Public side information (spec 002 §2.9, the paper's fairness protocol) is in
+Public side information (the paper's fairness protocol for its baselines, Section 7) is in
 ``ProblemSpec.extras``: ``"m_hint"`` (the *expected* number of good arms, for top-m baselines)
 and, where the paper gives one, ``"threshold_hint"`` (the *expected* threshold).
 """
@@ -67,9 +67,9 @@ __all__ = [
 
 #: confidence δ of the synthetic ids when neither ``delta`` nor ``budget`` is given.
 DEFAULT_DELTA = 0.05
-#: confidence δ of the Free-Wilson id (the smallest δ of the paper's sweep, spec 002 §4.8).
+#: confidence δ of the Free-Wilson id (the smallest δ of the paper's sweep, Section 7.2).
 FREE_WILSON_DELTA = 0.1
-#: substituents per site of Katz et al.'s narcotic analgetics series (spec 002 §4.8).
+#: substituents per site of Katz et al.'s narcotic analgetics series (the paper's Section 7.2).
 FREE_WILSON_SITES = (4, 5, 4, 3, 4)
 #: candidates drawn per block when sampling by rejection.
 _BLOCK = 64
@@ -91,11 +91,11 @@ def _round_half_up(x: np.ndarray) -> np.ndarray:
 def draw_m_tilde(
     rng: np.random.Generator, mean: float, var: float, low: int, high: int, who: str
 ) -> int:
-    """``m̃ = round(N(mean, var))``, redrawn until it lies in ``[low, high]`` (spec 002 §5 item 4).
+    """``m̃ = round(N(mean, var))``, redrawn until it lies in ``[low, high]``.
 
     The paper draws the number of good arms "from a normal distribution centred at E[m] with
-    variance 3.0" (§4.1) and does not say how it is rounded or kept valid; rounding half up and
-    redrawing are our choices.
+    variance 3.0" (Section 7.1) and does not say how it is rounded or kept valid; rounding half up
+    and redrawing are our choices.
 
     Raises:
         InvalidParameterError: if the range is (practically) never reached.
@@ -119,7 +119,7 @@ def draw_m_tilde(
 
 
 def draw_x_tilde(rng: np.random.Generator, mean: float, std: float, who: str) -> float:
-    """``X̃ ~ N(mean, std²)`` truncated to ``[mean/2, 3·mean/2]`` (spec 002 §5 item 3).
+    """``X̃ ~ N(mean, std²)`` truncated to ``[mean/2, 3·mean/2]`` (our law; see below).
 
     The paper only says "with mean X"; the normal law, its spread and the truncation (which
     keeps ``X̃ > 0``, as the construction needs) are the spec's suggestion.
@@ -155,7 +155,7 @@ def _check_m_tilde(value: Any, low: int, high: int, who: str, why: str) -> int:
 
 
 # --------------------------------------------------------------------------------------------
-# synthetic I: adaptive (spec 002 §4.2)
+# synthetic I: adaptive (Li, Ma, Hua & Zhu 2025, App. EC.12.1)
 
 
 def adaptive_instance(
@@ -166,13 +166,13 @@ def adaptive_instance(
     m: int = 4,
     paper_literal: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Features and θ of the adaptive instance (spec 002 §4.2; paper EC.12.1, Fig. 4a).
+    """Features and θ of the adaptive instance (the paper's App. EC.12.1, Fig. 4a).
 
     ``θ = (X̃ + ε, X̃ + (m̃−1)ε/m̃, …, X̃ + ε/m̃, 0, …, 0) ∈ R^d`` (``θ_k = X̃ + (m̃−k+1)ε/m̃`` for
     ``k ≤ m̃``); arms ``e_1..e_d`` followed by ``n = 1.5m − m̃`` "disturbing" arms
     ``x_i = (c_i, 0, …, 0, √(1 − c_i²))``, ``i = 1..n``, all of unit norm, ``K = d + n``.
 
-    * Default (the fix of spec 002 §4.2 item 4): ``c_i = (X̃ − iε/n)/(X̃ + ε)``, so
+    * Default (our fix of the printed formula): ``c_i = (X̃ − iε/n)/(X̃ + ε)``, so
       ``μ(x_i) = X̃ − iε/n``: the disturbing arms lie in ``[X̃ − ε, X̃)``, below the threshold
       ``μ_1 − ε = X̃`` as the paper's Fig. 4 shows. Then ``G_ε = {e_1..e_m̃}``,
       ``α_ε = ε/m̃`` and ``β_ε = ε/n`` (the base arms are ``X̃`` below the threshold).
@@ -297,23 +297,23 @@ def make_adaptive(
     budget: int | None = None,
     **env_kwargs: Any,
 ) -> PureExplorationEnv:
-    """``LinearEpsGood-Adaptive-v0``: synthetic I of LinFACT (spec 002 §4.2; Table 1, 1–6).
+    """``LinearEpsGood-Adaptive-v0``: synthetic I of LinFACT (App. EC.12.1; Table 1, 1–6).
 
     ## Description
     Arms ``e_1..e_d`` and ``n = 1.5m − m̃`` unit "disturbing" arms nearly collinear with
     ``e_1`` whose means lie just below the threshold (:func:`adaptive_instance`); the good arms
     are ``e_1..e_m̃``. Hard part: separating good arms from the disturbing ones, which adaptive
     designs can focus on. ``m̃`` and ``X̃ = μ_1 − ε`` are drawn from ``instance_seed`` as in the
-    paper's protocol (spec 002 §4.1): ``m̃ = round(N(m, m_var))`` redrawn into
+    paper's protocol (Section 7.1): ``m̃ = round(N(m, m_var))`` redrawn into
     ``[1, min(d − 1, 1.5m − 1)]``, ``X̃ ~ N(x_mean, x_std²)`` truncated to
     ``[x_mean/2, 3·x_mean/2]`` (:func:`draw_m_tilde`, :func:`draw_x_tilde`), or given
-    explicitly with ``m_tilde`` / ``x_tilde``. The default uses the fix of the on-threshold arm
-    (spec 002 §4.2 item 4); ``paper_literal=True`` builds the printed construction, whose last
+    explicitly with ``m_tilde`` / ``x_tilde``. The default uses our fix of the on-threshold arm
+    (:func:`adaptive_instance`); ``paper_literal=True`` builds the printed construction, whose last
     disturbing arm sits on the threshold, and is refused with the task's error.
 
     Table 1 settings: ``d ∈ {8, 12}``, ``ε ∈ {0.1, 0.2, 0.3}``, ``m = 4``, ``X = 1`` (EC.12.1's
-    "d = 10" contradicts Table 1, spec 002 §5 item 6). With ``m̃ = 4``, ``X̃ = 1``, ``d = 8``:
-    ``T* ≈ 1.48e4, 3.75e3, 1.68e3`` for ``ε = 0.1, 0.2, 0.3`` (spec 002 §1.8);
+    "d = 10" contradicts Table 1; we follow Table 1). With ``m̃ = 4``, ``X̃ = 1``, ``d = 8``:
+    ``T* ≈ 1.48e4, 3.75e3, 1.68e3`` for ``ε = 0.1, 0.2, 0.3`` (the lower bound of Theorem 3.2);
     ``α_ε = ε/m̃``, ``β_ε = ε/n``, ``R_upper = 8, 7, 6``.
 
     ## Arguments
@@ -354,17 +354,17 @@ def make_adaptive(
         if not paper_literal:  # pragma: no cover - the fixed construction is always well posed
             raise
         raise InvalidInstanceError(
-            f"{who} (paper_literal=True): the printed construction (spec 002 §4.2 item 4) puts "
+            f"{who} (paper_literal=True): the printed construction (App. EC.12.1) puts "
             f"the last disturbing arm exactly on the threshold X̃ = {x_tilde!r}. {exc}"
         ) from None
 
 
 # --------------------------------------------------------------------------------------------
-# synthetic II: static (spec 002 §4.3)
+# synthetic II: static (Li, Ma, Hua & Zhu 2025, App. EC.12.2)
 
 
 def static_instance(d: int, m_tilde: int, gap: float) -> tuple[np.ndarray, np.ndarray]:
-    """Arms ``e_1..e_d`` and ``θ = (Δ, …, Δ, 0, …, 0)`` with ``m̃`` entries Δ (spec 002 §4.3).
+    """Arms ``e_1..e_d`` and ``θ = (Δ, …, Δ, 0, …, 0)`` with ``m̃`` entries Δ (App. EC.12.2).
 
     With ``ε = Δ/2``: ``G_ε = {e_1..e_m̃}`` (the good arms first; their positions are irrelevant
     by symmetry), ``α_ε = β_ε = Δ/2``, ``R_upper = ⌈log₂(8/Δ)⌉``; the best arm is not unique.
@@ -396,14 +396,14 @@ def make_static(
     budget: int | None = None,
     **env_kwargs: Any,
 ) -> PureExplorationEnv:
-    """``LinearEpsGood-Static-v0``: synthetic II of LinFACT (spec 002 §4.3; Table 1, 7–9).
+    """``LinearEpsGood-Static-v0``: synthetic II of LinFACT (App. EC.12.2; Table 1, 7–9).
 
     ## Description
     The "static" instance after Xu et al. (2018): arms ``e_1..e_d``, ``m̃`` of them with mean
     ``Δ`` and the others 0, and ``ε = Δ/2`` (:func:`static_instance`). Every arm is equally
     informative, so static (uniform) allocations do well (Remark 7.1). ``m̃`` is drawn from
     ``instance_seed`` as in the adaptive id (``round(N(m, m_var))`` redrawn into ``[1, d − 1]``,
-    spec 002 §4.1/§5 item 4) unless ``m_tilde`` is given. Table 1: ``d ∈ {8, 12, 16}``,
+    our rounding, :func:`draw_m_tilde`) unless ``m_tilde`` is given. Table 1: ``d ∈ {8, 12, 16}``,
     ``Δ = 1``, ``m = 4``. With ``m̃ = 4``, ``Δ = 1``: ``T* = 120`` (d = 8, at
     ``p = (0.2, 2/15 ×3, 0.1 ×4)``), ``≈ 165.3`` (d = 12), ``≈ 207.4`` (d = 16).
 
@@ -454,11 +454,11 @@ def make_static(
 
 
 # --------------------------------------------------------------------------------------------
-# Free-Wilson (spec 002 §4.8)
+# Free-Wilson (Li, Ma, Hua & Zhu 2025, Section 7.2)
 
 
 def free_wilson_features(sites: tuple[int, ...] = FREE_WILSON_SITES) -> np.ndarray:
-    """The Free-Wilson encoding of every compound (spec 002 §4.8).
+    """The Free-Wilson encoding of every compound (Katz, Osborne & Ionescu 1977).
 
     One compound per choice of one substituent at each site; its feature vector is
     ``(1, onehot(site 1), …, onehot(site N))`` of length ``1 + Σ l_n``. Compounds are listed in
@@ -486,7 +486,7 @@ def free_wilson_instance(
 
     **Synthetic**: the paper's instance uses the Free-Wilson coefficients of Katz, Osborne &
     Ionescu (1977), which are not in the paper and not available in machine-readable form
-    (spec 002 §4.8). This instance keeps the paper's structure — the encoding of
+    (the paper's Section 7.2). This instance keeps the paper's structure — the encoding of
     :func:`free_wilson_features` (960 compounds, 21 indicator features of rank 16) and ε set so
     that exactly ``n_good`` compounds (20 in the paper) are ε-good — with random contributions:
     the base activity and every substituent contribution are i.i.d. ``N(0, scale²)``, drawn from
@@ -526,7 +526,7 @@ def free_wilson_instance(
     summary="SYNTHETIC drug discovery: 960 compounds (5 sites, l = 4,5,4,3,4), 21 Free-Wilson "
     "indicator features of rank 16, random contributions from instance_seed (the paper's "
     "coefficients are not available), epsilon set so that exactly n_good compounds are good",
-    source="structure of Li, Ma, Hua & Zhu 2025 (LinFACT), Sec. 7.2, and Katz, Osborne & "
+    source="structure of Li, Ma, Hua & Zhu 2025 (LinFACT), Section 7.2, and Katz, Osborne & "
     "Ionescu 1977; synthetic contributions",
     default_delta=FREE_WILSON_DELTA,
     quick={"sites": (2, 3, 2), "n_good": 3, "sigma": 0.2},
@@ -543,14 +543,14 @@ def make_free_wilson(
     budget: int | None = None,
     **env_kwargs: Any,
 ) -> PureExplorationEnv:
-    """``LinearEpsGood-FreeWilson-v0``: a SYNTHETIC drug-discovery instance (spec 002 §4.8).
+    """``LinearEpsGood-FreeWilson-v0``: a SYNTHETIC drug-discovery instance (Section 7.2).
 
     ## Description
-    The structure of the paper's real-data experiment (Section 7.2): compounds built from a
-    base molecule with one substituent at each of 5 sites (``l = (4, 5, 4, 3, 4)``), activity =
-    base + the substituents' contributions (the Free-Wilson model, Katz et al. 1977), so
-    ``K = 960`` arms with ``h = 21`` indicator features of rank 16 (agents must project onto the
-    span, spec 002 §1.4), and ε chosen so that exactly 20 compounds are ε-good.
+    The structure of the paper's real-data experiment (Section 7.2): compounds built from a base
+    molecule with one substituent at each of 5 sites (``l = (4, 5, 4, 3, 4)``), activity = base +
+    the substituents' contributions (the Free-Wilson model, Katz et al. 1977), so ``K = 960`` arms
+    with ``h = 21`` indicator features of rank 16 (agents must project onto the span of the
+    features, as in the paper's Section 2.2), and ε chosen so that exactly 20 compounds are ε-good.
 
     **This instance is synthetic.** The paper's contributions (Katz, Osborne & Ionescu 1977,
     J. Med. Chem. 20(11)) are not in the paper and not available in machine-readable form, so
@@ -637,7 +637,7 @@ def make_custom(
     budget: int | None = None,
     **env_kwargs: Any,
 ) -> PureExplorationEnv:
-    """``LinearEpsGood-Custom-v0``: all ε-good arms on your own instance (spec 002 §1).
+    """``LinearEpsGood-Custom-v0``: all ε-good arms on your own instance (Li et al., Section 2).
 
     Give one of:
 
@@ -647,10 +647,10 @@ def make_custom(
       mis-specified problem (structure ``"misspecified_linear"``; its lower bound is the
       unstructured one);
 
-    and ``epsilon`` (required with arrays). With no arrays at all, the two-arm example of spec
-    002 §6 (features ``e_1, e_2``, ``θ = (1, 0)``, ``ε = 0.5``, ``T* = 32``) is built, a smoke-test
-    instance. Instances with an arm within ``1e-9·max(1, max|μ|)`` of the threshold are refused
-    (infinite complexity).
+    and ``epsilon`` (required with arrays). With no arrays at all, a two-arm example (features
+    ``e_1, e_2``, ``θ = (1, 0)``, ``ε = 0.5``, ``T* = 32``) is built, a smoke-test instance.
+    Instances with an arm within ``1e-9·max(1, max|μ|)`` of the threshold are refused (infinite
+    complexity).
 
     ## Arguments
     | keyword | meaning | default |

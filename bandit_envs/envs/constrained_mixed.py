@@ -1,20 +1,22 @@
-"""Constrained best mixed arm instances (spec 004; Tang, Jain, Nayyar & Nuzzo, arXiv 2405.15090).
+"""Constrained best mixed arm instances (Tang, Jain, Nayyar & Nuzzo 2024, arXiv 2405.15090).
 
 Each ``make_*`` function builds a :class:`~bandit_envs.PureExplorationEnv` with the
 :class:`~bandit_envs.core.tasks.ConstrainedMixedSupport` task and the
-:class:`~bandit_envs.core.models.ConstrainedGaussian` model, and is the entry point of a registered id:
+:class:`~bandit_envs.core.models.ConstrainedGaussian` model, and is the entry point of a
+registered id (the instances as numbers are in :mod:`bandit_envs.envs._constrained_instances`):
 
 | id | K, L | instance |
 |---|---|---|
-| ``ConstrainedMixed-Table1-v0`` | 24, 2 | the six instances of App. C, Table 1 (spec 004 §4.2) |
-| ``ConstrainedMixed-Hard-v0`` | K, 1 | App. A's template where SFSR-L fails ("H2r", §2.6, §4.5b) |
+| ``ConstrainedMixed-Table1-v0`` | 24, 2 | the six instances of Appendix C, Table 1 |
+| ``ConstrainedMixed-Hard-v0`` | K, 1 | Appendix A's template where SFSR-L fails (our numbers) |
+| ``ConstrainedMixed-L1-v0`` | 16, 1 | our stand-ins for the instances of Section 5 |
 | ``ConstrainedMixed-Random-v0`` | 24, 2 or K, 1 | the Appendix-C generator, or an L = 1 generator |
 | ``ConstrainedMixed-Custom-v0`` | any | your own rewards, costs and thresholds |
 
 One pull returns ``(reward, cost_1..cost_L)`` with Gaussian noise σ_r (default 1) and σ_c
 (default 0.5), the paper's. The answer is the optimal LP basis over ``K + L`` items (the slack
-item of constraint ``l`` is ``K + l``); :func:`bandit_envs.theory.lp.split_answer` splits it into the
-support arms and the non-binding constraints.
+item of constraint ``l`` is ``K + l``); :func:`bandit_envs.theory.lp.split_answer` splits it into
+the support arms and the non-binding constraints.
 
 **Setting.** The paper's problem is fixed budget: ``budget=`` (default per id, from the paper's
 budget ranges). ``delta=`` builds the same problem in fixed confidence (the paper leaves it to
@@ -41,13 +43,24 @@ from bandit_envs.core.validation import (
     check_nonnegative,
     check_positive_int,
 )
+from bandit_envs.envs._constrained_instances import (
+    L1_INSTANCES,
+    TABLE1,
+    TABLE1_BOLD,
+    TABLE1_C1,
+    TABLE1_C2,
+    appendix_c_instance,
+    hard_instance,
+    l1_instance,
+    table1_instance,
+)
 from bandit_envs.envs.registration import env_factory, probe_problem
 from bandit_envs.errors import InvalidInstanceError, InvalidParameterError
-from bandit_envs.theory import lp
 
 __all__ = [
     "DEFAULT_DELTA",
     "HARD_BUDGET",
+    "L1_INSTANCES",
     "RANDOM_BUDGETS",
     "TABLE1",
     "TABLE1_BOLD",
@@ -66,80 +79,14 @@ __all__ = [
 
 #: δ of the fixed-confidence variant when ``max_samples=`` is given without ``delta=``.
 DEFAULT_DELTA = 0.1
-#: default budget of the Table-1 id (spec 004 §5.13 suggests N ∈ {10k, …, 160k} for L = 2).
+#: default budget of the Table-1 id (our choice within the range 10k–160k we run for L = 2).
 TABLE1_BUDGET = 40_000
-#: default budget of the Hard id (spec 004 §6.12 contrasts SFSR and SFSR-L at N = 10⁴).
+#: default budget of the Hard id (where SFSR and SFSR-L differ clearly; our choice).
 HARD_BUDGET = 10_000
 #: default budgets of the Random id by L (L = 1: the A-type grid 10³–10⁴; L = 2: as Table 1).
 RANDOM_BUDGETS = {1: 5_000, 2: 40_000}
 #: default budget of the Custom id.
 CUSTOM_BUDGET = 5_000
-
-#: Appendix C cost grid (L462–L516): c_1 by row, c_2 by column; arm = 4·row + column.
-TABLE1_C1 = (0.4, 0.6, 0.8, 1.0, 1.2, 1.4)
-TABLE1_C2 = (0.7, 0.9, 1.1, 1.3)
-#: Table 1 of the paper (spec 004 §4.2), rewards by (c_1 row, c_2 column).
-TABLE1: dict[str, tuple[tuple[float, ...], ...]] = {
-    "D1P": (
-        (0.88, 0.80, 0.82, 0.66),
-        (0.72, 1.02, 0.70, 0.54),
-        (0.92, 0.74, 0.94, 0.84),
-        (0.76, 0.60, 0.56, 0.86),
-        (0.98, 0.64, 0.68, 0.78),
-        (0.62, 0.96, 0.90, 0.58),
-    ),
-    "D1I": (
-        (0.84, 1.02, 0.74, 0.76),
-        (0.84, 0.88, 0.96, 0.90),
-        (0.90, 0.98, 0.92, 0.80),
-        (0.98, 0.98, 0.90, 0.74),
-        (0.94, 0.90, 0.88, 0.72),
-        (0.78, 0.82, 0.88, 0.84),
-    ),
-    "D2P": (
-        (0.08, 0.28, -0.02, 0.22),
-        (0.20, 0.46, 0.54, 0.40),
-        (0.42, 0.52, 0.80, 0.34),
-        (0.92, 0.78, 0.96, 0.70),
-        (0.94, 0.76, 1.10, 0.86),
-        (1.42, 1.16, 1.04, 1.24),
-    ),
-    "D2I": (
-        (0.40, 0.18, 0.28, 0.14),
-        (0.44, 0.54, 0.40, 0.32),
-        (0.56, 0.52, 0.68, 0.64),
-        (0.84, 0.80, 0.82, 0.74),
-        (0.94, 1.18, 1.02, 1.12),
-        (1.42, 1.16, 1.24, 1.24),
-    ),
-    "D3P": (
-        (1.04, 1.22, 1.28, 1.26),
-        (0.98, 1.22, 1.60, 1.54),
-        (1.26, 1.40, 1.88, 1.84),
-        (1.72, 1.76, 1.64, 1.92),
-        (1.78, 1.70, 1.96, 2.08),
-        (1.94, 2.30, 2.32, 2.50),
-    ),
-    "D3I": (
-        (0.92, 1.12, 1.32, 1.42),
-        (1.14, 1.42, 1.62, 1.68),
-        (1.30, 1.70, 1.68, 2.06),
-        (1.46, 1.82, 2.02, 2.04),
-        (1.84, 2.02, 2.12, 2.24),
-        (2.06, 2.28, 2.32, 2.58),
-    ),
-}
-#: the bold cells of Table 1 (the paper's optimal supports), as (c_1 row, c_2 column).
-TABLE1_BOLD: dict[str, tuple[tuple[int, int], ...]] = {
-    "D1P": ((1, 1),),
-    "D1I": ((0, 1),),
-    "D2P": ((2, 2), (5, 0)),
-    "D2I": ((0, 0), (5, 0)),
-    "D3P": ((2, 2), (3, 0), (5, 1)),
-    "D3I": ((2, 1), (2, 3), (5, 1)),
-}
-#: draws tried by the rejection samplers before giving up.
-_MAX_DRAWS = 10_000
 
 
 # --------------------------------------------------------------------------------------------
@@ -166,11 +113,6 @@ declare = functools.partial(
     task="constrained_mixed",
     default_delta=DEFAULT_DELTA,
 )
-
-
-def _grid_costs() -> np.ndarray:
-    """The (2, 24) costs of Appendix C, arms in row-major order of Table 1."""
-    return np.vstack([np.repeat(TABLE1_C1, len(TABLE1_C2)), np.tile(TABLE1_C2, len(TABLE1_C1))])
 
 
 def _env(
@@ -212,25 +154,11 @@ def _sigmas(sigma_r: Any, sigma_c: Any, who: str) -> tuple[float, float]:
 # Table 1 (Appendix C)
 
 
-def table1_instance(name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Rewards (24,), costs (2, 24) and thresholds ``(1, 1)`` of a Table-1 instance (§4.2).
-
-    Arm ``4·i + j`` has costs ``(TABLE1_C1[i], TABLE1_C2[j])`` (row-major order of the table;
-    the paper does not fix an order). Optimal supports with slack ids 24, 25: D1P {5, 24, 25},
-    D2P {10, 20, 25}, D3P {10, 12, 21}, D1I {1, 24, 25}, D2I {0, 20, 25}, D3I {9, 11, 21}.
-    """
-    if name not in TABLE1:
-        raise InvalidParameterError(
-            f"ConstrainedMixed-Table1-v0: instance must be one of {sorted(TABLE1)}; got {name!r}."
-        )
-    return np.array(TABLE1[name], dtype=np.float64).ravel(), _grid_costs(), np.ones(2)
-
-
 @declare(
     "ConstrainedMixed-Table1-v0",
     summary="K=24 arms on the cost grid c1 x c2, L=2, cbar=(1,1); answer = optimal LP basis over "
     "26 items (slacks 24, 25); instance in D1P, D2P, D3P, D1I, D2I, D3I",
-    source="Tang, Jain, Nayyar & Nuzzo 2024 (arXiv 2405.15090), App. C, Table 1",
+    source="Tang, Jain, Nayyar & Nuzzo 2024 (arXiv 2405.15090), Appendix C, Table 1",
     default_budget=TABLE1_BUDGET,
 )
 def make_table1(
@@ -243,15 +171,15 @@ def make_table1(
     max_samples: int | None = None,
     **env_kwargs: Any,
 ) -> PureExplorationEnv:
-    """``ConstrainedMixed-Table1-v0``: the six L = 2 instances of Appendix C (spec 004 §4.2).
+    """``ConstrainedMixed-Table1-v0``: the six L = 2 instances of Tang et al. (2024), Appendix C.
 
     ## Description
     ``K = K0 = 24`` arms with costs on the grid ``c_1 ∈ {0.4, …, 1.4}`` × ``c_2 ∈ {0.7, …, 1.3}``,
     thresholds ``c̄ = (1, 1)``, rewards from Table 1 (:func:`table1_instance`, exact numbers).
     Family Dj has j support arms (D1: ``r = 1 − W``; D2: ``r = c_1 − W``; D3: ``r = c_1 + c_2 − W``;
     P: ``W`` a permutation of {0, 0.02, …, 0.46}; I: i.i.d. on {0, …, 0.28}; +0.02 on the support).
-    Answers over 26 items (slacks 24 and 25). The paper runs 5000 episodes per budget (its grid is
-    not recoverable; spec 004 §4.5a gives prototype error rates at N = 5k–40k).
+    Answers over 26 items (slacks 24 and 25). The paper runs 5000 episodes per budget (its grid of
+    budgets is not given in the text).
 
     ## Arguments
     | keyword | meaning | default |
@@ -292,27 +220,12 @@ def make_table1(
 # Appendix A (the template where SFSR-L fails)
 
 
-def hard_instance(k: int = 16) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Appendix A's template (spec 004 §2.6) with the numbers of the reconstruction "H2r" (§4.5b).
-
-    One cost, ``c̄ = 1``: arm 0 at (cost, reward) = (0, 0) (low cost, low reward), arm 1 at
-    (1.2, 1.2) (high reward, cost just above ``c̄``), arms 2..K−1 all at (0.9, 0.8) (feasible,
-    just below the line through arms 0 and 1). ``I* = {0, 1}``, ``p* = (1/6, 5/6)``, value 1.
-    **The numbers are a reconstruction** (the paper's figure has none).
-    """
-    rewards = np.full(k, 0.8)
-    costs = np.full(k, 0.9)
-    rewards[:2] = (0.0, 1.2)
-    costs[:2] = (0.0, 1.2)
-    return rewards, costs[None, :], np.ones(1)
-
-
 @declare(
     "ConstrainedMixed-Hard-v0",
     summary="L=1: arm 0 (0, 0), arm 1 (1.2, 1.2) just infeasible, K-2 clones at (0.9, 0.8) just "
     "below the optimal segment, so the Lagrangian score (SFSR-L) rejects arm 0 (reconstructed "
     "numbers 'H2r')",
-    source="Tang, Jain, Nayyar & Nuzzo 2024, App. A",
+    source="Tang, Jain, Nayyar & Nuzzo 2024, Appendix A (our numbers)",
     default_budget=HARD_BUDGET,
     quick={"K": 4},
 )
@@ -333,9 +246,9 @@ def make_hard(
     (high reward, cost slightly above ``c̄``); the K − 2 identical arms 2..K−1 sit just below the
     segment. After round 1 one overestimated clone j suffices for the empirical frontier to become
     (1, j), whose slope makes arm 0's reduced cost the lowest, so SFSR-L rejects it, while its IV
-    score stays near the optimum (spec 004 §2.6). Prototype errors at N = 10⁴ (K = 16):
-    SFSR 0.07, SFSR-L 0.58, USLP 0.24 (spec 004 §4.5b, not the paper's). Δ0² = 0.16,
-    Δ_(3)² ≈ 0.00497 (K = 16).
+    score stays near the optimum (Tang et al. 2024, Appendix A). The paper's figure has no
+    numbers; these are ours. In our simulations at N = 10⁴ (K = 16) the error rates are about
+    SFSR 0.07, SFSR-L 0.58, USLP 0.24 (not the paper's). Δ0² = 0.16, Δ_(3)² ≈ 0.00497 (K = 16).
 
     ## Arguments
     | keyword | meaning | default |
@@ -365,28 +278,9 @@ def make_hard(
 
 
 # --------------------------------------------------------------------------------------------
-# the L = 1 reconstructions of spec 004 §4.5b (stand-ins for the paper's Figures 2-3)
+# our L = 1 reconstructions (stand-ins for the instances of the paper's Figures 2-3)
 
-#: (rewards, costs) of the L = 1, K = 16 reconstructions (c̄ = 1). **Not the paper's numbers**:
-#: its instances A1-A3, H1-H3 are only drawn in figures; these were built (spec 004 §4.5b) to
-#: show the behaviour the paper reports.
-L1_INSTANCES: dict[str, tuple[tuple[float, ...], tuple[float, ...]]] = {
-    "A1r": (
-        (0.8, 1.2, 1.05, 0.6, 0.6, 1.0, 0.9, 0.9, 0.5, 0.7, 0.55, 0.85, 0.4, 0.5, 0.85, 1.0),
-        (0.9, 0.6, 0.85, 0.35, 1.75, 0.55, 1.25, 0.7, 1.6, 1.25, 0.4, 1.55, 1.7, 1.65, 1.1, 0.45),
-    ),
-    "A2r": (
-        (0.95, 0.25, 1.2, 0.7, 0.65, 1.1, 1.0, 0.45, 0.45, 0.45, 1.0, 0.85, 0.75, 1.05, 0.6, 1.3),
-        (1.6, 0.65, 1.45, 1.0, 0.95, 1.75, 1.65, 0.35, 0.6, 0.5, 1.65, 1.1, 0.8, 1.55, 0.75, 1.3),
-    ),
-    "A3r": (
-        (0.4, 0.9, 1.4, 1.0, 0.55, 0.85, 1.3, 0.65, 0.8, 1.05, 1.05, 0.55, 1.1, 0.65, 0.65, 0.55),
-        (0.5, 1.7, 1.6, 1.3, 0.45, 1.35, 1.8, 1.3, 1.05, 1.35, 1.65, 0.85, 1.35, 1.2, 1.15, 0.95),
-    ),
-    "H1r": ((0.0, 1.05) + (0.2,) * 7 + (-1.0,) * 7, (0.0, 1.05) + (0.5,) * 7 + (1.6,) * 7),
-    "H2r": ((0.0, 1.2) + (0.8,) * 14, (0.0, 1.2) + (0.9,) * 14),
-}
-#: default budget of the L1 id (spec 004 §4.5b compares the agents at N = 10³–2·10⁴).
+#: default budget of the L1 id (within the range 10³–2·10⁴ where we compare the agents).
 L1_BUDGET = 5_000
 
 
@@ -395,7 +289,7 @@ L1_BUDGET = 5_000
     summary="K=16, L=1, cbar=1: reconstructed stand-ins for the paper's Fig. 2-3 (not its "
     "numbers): A1r (deterministic optimum), A2r, A3r (two-arm mixes), H1r (support arm just "
     "above cbar), H2r (App. A)",
-    source="Tang, Jain, Nayyar & Nuzzo 2024, Sec. 5 (reconstructions)",
+    source="Tang, Jain, Nayyar & Nuzzo 2024, Section 5 (our reconstructions)",
     default_budget=L1_BUDGET,
     quick={"instance": "A2r"},
 )
@@ -412,13 +306,14 @@ def make_l1(
     """``ConstrainedMixed-L1-v0``: the L = 1, K = 16 instances standing in for Figures 2-3.
 
     ## Description
-    **Reconstructions, not the paper's instances** (spec 004 §4.5b; the paper draws A1-A3 and
-    H1-H3 only in figures). ``c̄ = 1``, arms as (cost, reward) points (:data:`L1_INSTANCES`):
+    **Our reconstructions, not the paper's instances** (Tang et al. 2024 draw A1-A3 and H1-H3 only
+    in the figures of Section 5, without their numbers). ``c̄ = 1``, arms as (cost, reward) points
+    (:data:`L1_INSTANCES`):
 
     * ``A1r`` — an "average" instance with a deterministic optimum, ``I* = {1, slack}``;
     * ``A2r``, ``A3r`` — "average" instances whose optimum mixes two arms: ``{7, 15}``, ``{2, 4}``;
     * ``H1r`` — a support arm just above ``c̄`` (Δ0-dominated, every gap ≈ Δ0): the IV score is
-      the weaker flavour there, and uniform sampling wins (spec 004 §4.5b);
+      the weaker flavour there, and uniform sampling wins (in our simulations);
     * ``H2r`` — Appendix A's construction where the Lagrangian score fails (as
       ``ConstrainedMixed-Hard-v0`` with K = 16).
 
@@ -438,8 +333,8 @@ def make_l1(
     who = "ConstrainedMixed-L1-v0"
     if not isinstance(instance, str) or instance not in L1_INSTANCES:
         raise InvalidParameterError(
-            f"{who}: instance must be one of {sorted(L1_INSTANCES)} (spec 004 §4.5b "
-            f"reconstructions); got {instance!r}."
+            f"{who}: instance must be one of {sorted(L1_INSTANCES)} (our reconstructions of "
+            f"the paper's Section 5 instances); got {instance!r}."
         )
     sigma_r, sigma_c = _sigmas(sigma_r, sigma_c, who)
     rewards, costs = (np.array(v, dtype=np.float64) for v in L1_INSTANCES[instance])
@@ -462,110 +357,12 @@ def make_l1(
     )
 
 
-# --------------------------------------------------------------------------------------------
-# generators
-
-
-def _support_arms(rewards: np.ndarray, costs: np.ndarray, cbar: np.ndarray) -> frozenset[int]:
-    mu, a, b = lp.standard_form(rewards, costs, cbar)
-    return frozenset(i for i in lp.solve_lp(mu, a, b).support if i < rewards.size)
-
-
-def appendix_c_instance(
-    family: int, w_mode: str, rng: np.random.Generator
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
-    """The Appendix-C generator (L462–L516, spec 004 §4.2).
-
-    Costs: the 6 × 4 grid of Table 1 (row-major), ``c̄ = (1, 1)``. Rewards: D1 ``r = 1 − W``,
-    D2 ``r = c_1 − W``, D3 ``r = c_1 + c_2 − W`` (``family`` = 1, 2, 3), with ``W`` a random
-    permutation of {0, 0.02, …, 0.46} (``w_mode="P"``) or i.i.d. uniform on {0, 0.02, …, 0.28}
-    (``"I"``). Redrawn until the optimal support has exactly ``family`` arms; then +0.02 on every
-    support arm. Draws whose result violates Assumption 1, or whose support the +0.02 changes,
-    are also redrawn (our additions; never needed by the paper's six). Values are exact
-    multiples of 0.01.
-
-    Returns:
-        ``(rewards (24,), costs (2, 24), thresholds (2,), W (24,), draws)``.
-    """
-    costs = _grid_costs()
-    cents = np.rint(costs * 100).astype(np.int64)
-    base = {1: np.full(24, 100), 2: cents[0], 3: cents[0] + cents[1]}[family]
-    cbar = np.ones(2)
-    for draw in range(1, _MAX_DRAWS + 1):
-        if w_mode == "P":
-            w = 2 * rng.permutation(24)
-        else:
-            w = 2 * rng.integers(0, 15, size=24)
-        r_cents = base - w
-        arms = _support_arms(r_cents / 100.0, costs, cbar)
-        if len(arms) != family:
-            continue
-        r_cents[sorted(arms)] += 2
-        rewards = r_cents / 100.0
-        try:
-            opt = lp.optimal_basis(rewards, costs, cbar)
-        except InvalidInstanceError:
-            continue
-        if frozenset(i for i in opt.basis if i < 24) == arms:
-            return rewards, costs, cbar, w / 100.0, draw
-    raise InvalidParameterError(  # pragma: no cover - every family is reached within a few draws
-        f"appendix_c_instance: no instance of family D{family}{w_mode} in {_MAX_DRAWS} draws."
-    )
-
-
-def l1_instance(
-    k: int, family: int, rng: np.random.Generator
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """An L = 1 generator: the recipes of the reconstructions A1r–A3r (spec 004 §4.5b).
-
-    **Not the paper's** (its L = 1 instances are not recoverable). Costs ``U[0.2, 1.8]``,
-    ``c̄ = 1``, both costs and rewards rounded to multiples of 0.05.
-
-    * ``family=1`` (deterministic optimum, as A1r): ``r = 1 − 0.8(c − 0.85)² + U(−0.3, 0.3)``;
-      kept when the optimal support is one arm and the margin (optimal value minus the best other
-      feasible basis) is ≥ 0.05.
-    * ``family=2`` (strict mix of two arms, as A2r/A3r): ``r = 0.2 + 0.6c + U(−0.35, 0.35)``; kept
-      when the support is two arms and the margin is ≥ 0.04.
-
-    Draws violating Assumption 1 are redrawn.
-
-    Returns:
-        ``(rewards (K,), costs (1, K), thresholds (1,), draws)``.
-    """
-    cbar = np.ones(1)
-    need = 0.05 if family == 1 else 0.04
-    for draw in range(1, _MAX_DRAWS + 1):
-        c = np.rint(rng.uniform(0.2, 1.8, size=k) * 20) / 20
-        if family == 1:
-            raw = 1.0 - 0.8 * (c - 0.85) ** 2 + rng.uniform(-0.3, 0.3, size=k)
-        else:
-            raw = 0.2 + 0.6 * c + rng.uniform(-0.35, 0.35, size=k)
-        r = np.rint(raw * 20) / 20
-        costs = c[None, :]
-        try:
-            opt = lp.optimal_basis(r, costs, cbar)
-        except InvalidInstanceError:
-            continue
-        arms = [i for i in opt.basis if i < k]
-        if len(arms) != family:
-            continue
-        mu, a, b = lp.standard_form(r, costs, cbar)
-        if opt.value - lp.second_best_value(mu, a, b, opt.basis) >= need - 1e-12:
-            return r, costs, cbar, draw
-    raise InvalidParameterError(
-        f"l1_instance: no instance of family {family} with K = {k} in {_MAX_DRAWS} draws: with "
-        f"means rounded to 0.05, many arms make near-ties with the optimum likely, so the margin "
-        f"of at least {need} is rarely met; for more arms, give your own "
-        f"instance to ConstrainedMixed-Custom-v0."
-    )
-
-
 @declare(
     "ConstrainedMixed-Random-v0",
     summary="L=2: the Appendix-C generator (grid costs, r = 1 / c1 / c1+c2 minus W, W a "
     "permutation 'P' or i.i.d. 'I', redrawn until j support arms, +0.02 on them); L=1: the "
     "A1r/A2r recipes with K arms (not the paper's); default budget 40000 (L=2) or 5000 (L=1)",
-    source="Tang, Jain, Nayyar & Nuzzo 2024, App. C",
+    source="Tang, Jain, Nayyar & Nuzzo 2024, Appendix C",
     default_budget=_random_budget,
     quick={"L": 1, "K": 6},
 )
@@ -673,7 +470,7 @@ def make_random(
 # custom
 
 
-#: the toy of spec 004 §6 fact 5 (c̄ = 1): I* = {1, 2} with value 1.12.
+#: our toy instance (c̄ = 1): I* = {1, 2} with value 1.12.
 _TOY_REWARDS = (0.3, 1.2, 0.8, 0.5, 1.0)
 _TOY_COSTS = (0.2, 1.1, 0.6, 1.4, 1.6)
 
@@ -700,8 +497,8 @@ def make_custom(
     """``ConstrainedMixed-Custom-v0``: constrained best mixed arm on your own instance.
 
     Give ``rewards`` (K,) and ``costs`` (L, K), or (K,) for one constraint, and optionally
-    ``thresholds`` (L,) (default ``c̄ = 1`` for every constraint). With no arrays, the toy of
-    spec 004 §6 fact 5 is built (K = 5, L = 1, ``I* = {1, 2}``). An infeasible instance is
+    ``thresholds`` (L,) (default ``c̄ = 1`` for every constraint). With no arrays, a toy is built
+    (K = 5, L = 1, ``I* = {1, 2}``). An infeasible instance is
     accepted (its answer is the empty set); one violating Assumption 1 is refused, with the reason.
 
     ## Arguments
@@ -780,9 +577,6 @@ def _probe(
 ) -> PureExplorationEnv:
     model = ConstrainedGaussian(rewards, costs, sigma[0], sigma[1], known_arms=known)
     return PureExplorationEnv(model, ConstrainedMixedSupport(thresholds), name=name, **setting)
-
-
-_TOY_REWARDS, _TOY_COSTS = [0.3, 1.2, 0.8, 0.5, 1.0], [[0.2, 1.1, 0.6, 1.4, 1.6]]
 
 
 @probe_problem("constrained_mixed", "K=5, L=1, mixed optimum {1, 2}")

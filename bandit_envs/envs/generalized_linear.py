@@ -1,4 +1,4 @@
-"""Logistic (generalized linear) all ε-good instances (Li, Ma, Hua & Zhu 2025, Sec. 6).
+"""Logistic (generalized linear) all ε-good instances (Li, Ma, Hua & Zhu 2025, Section 6).
 
 | id | model | instance |
 |---|---|---|
@@ -8,7 +8,7 @@
 The paper reports no GLM experiment: these instances are ours, built on the paper's adaptive
 construction (:func:`bandit_envs.envs.all_eps_good.adaptive_draw`, App. EC.12.1). They publish
 ``ProblemSpec.link = "logistic"`` and, in ``ProblemSpec.extras["predictor_bound"]``, a bound
-``B`` on ``|a_kᵀθ|`` (what LinFACT-GLM needs for ``c_min = σ̇(B)``, Sec. 6). The Custom id also
+``B`` on ``|a_kᵀθ|`` (what LinFACT-GLM needs for ``c_min = σ̇(B)``, Section 6). The Custom id also
 poses the best-arm task (``task="best_arm"``).
 """
 
@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from bandit_envs.core.env import PureExplorationEnv
-from bandit_envs.core.models import LogisticGLM
+from bandit_envs.core.glm_models import LogisticGLM
 from bandit_envs.core.tasks import AllEpsilonGood
 from bandit_envs.core.validation import check_matrix, check_nonnegative
 from bandit_envs.envs._common import build_env, custom_task, reprefix
@@ -47,7 +47,7 @@ declare = functools.partial(
     summary="Bernoulli outcomes with mean sigmoid(a.theta) on the adaptive instance's features "
     "and theta; epsilon on the predictor scale, moved to the mean scale so that G_eps is "
     "unchanged; predictor bound B published in extras",
-    source="GLM of Li, Ma, Hua & Zhu 2025 (LinFACT), Sec. 6, eq. 36 (logistic link), on the "
+    source="GLM of Li, Ma, Hua & Zhu 2025 (LinFACT), Section 6, eq. 36 (logistic link), on the "
     "instance of App. EC.12.1 (the paper has no GLM experiment)",
     quick={"d": 4, "m_tilde": 2, "x_tilde": 1.0, "epsilon": 1.0},
 )
@@ -66,23 +66,24 @@ def make_logistic_adaptive(
     budget: int | None = None,
     **env_kwargs: Any,
 ) -> PureExplorationEnv:
-    """``LogisticEpsGood-Adaptive-v0``: the adaptive instance as a logistic bandit (spec 002 §1.7).
+    """``LogisticEpsGood-Adaptive-v0``: the adaptive instance as a logistic bandit.
 
     ## Description
-    Bernoulli outcomes with mean ``σ(a_kᵀθ)`` (Li et al. §6, eq. 36, logistic link;
-    :class:`~bandit_envs.core.models.LogisticGLM`), with the features and θ of
+    Bernoulli outcomes with mean ``σ(a_kᵀθ)`` (Li, Ma, Hua & Zhu 2025, Section 6, eq. 36,
+    logistic link;
+    :class:`~bandit_envs.core.glm_models.LogisticGLM`), with the features and θ of
     ``LinearEpsGood-Adaptive-v0`` (same keywords, same ``(m̃, X̃)`` draws). ``epsilon`` and
     ``x_tilde`` are on the linear-predictor scale, as in the linear id; the task's ε is moved
     to the mean scale, ``ε_μ = σ(X̃ + ε) − σ(X̃)``, so that the threshold ``σ(X̃ + ε) − ε_μ =
-    σ(X̃)`` separates the same arms: ``G_ε = {e_1..e_m̃}`` as in the linear instance (spec 002 §2.6
-    decision: G_ε on the mean scale). The gaps shrink by the slope of σ (about 0.2 at
-    ``X̃ = 1``).
+    σ(X̃)`` separates the same arms: ``G_ε = {e_1..e_m̃}`` as in the linear instance (our
+    decision: the paper does not say on which scale ε applies to a GLM; we define G_ε on the mean
+    scale). The gaps shrink by the slope of σ (about 0.2 at ``X̃ = 1``).
 
     Public: ``ProblemSpec.link = "logistic"``, ``noise_std = 0.5`` (Bernoulli outcomes are
     1/2-sub-Gaussian), and ``extras["predictor_bound"] = B = max(1.5·x_mean, X̃) + ε``, a bound on
     every ``|a_kᵀθ|`` of the family (it holds for every draw: ``X̃ ≤ 1.5·x_mean``), so that an
-    agent can use ``c_min = σ̇(B)`` (spec 002 §1.7). ``extras`` also holds ``m_hint = m`` and
-    ``threshold_hint = σ(x_mean)``.
+    agent can use ``c_min = σ̇(B)`` (the paper's Section 6.1). ``extras`` also holds
+    ``m_hint = m`` and ``threshold_hint = σ(x_mean)``.
 
     ## Arguments
     | keyword | meaning | default |
@@ -141,7 +142,7 @@ def make_logistic_custom(
     budget: int | None = None,
     **env_kwargs: Any,
 ) -> PureExplorationEnv:
-    """``LogisticEpsGood-Custom-v0``: your own logistic bandit (spec 002 §1.7).
+    """``LogisticEpsGood-Custom-v0``: your own logistic bandit (Li et al. 2025, Section 6).
 
     Give one of:
 

@@ -1,4 +1,4 @@
-"""Linear best-arm identification instances (spec 001, Soare, Lazaric & Munos 2014; spec 003).
+"""Linear best-arm identification instances (Soare, Lazaric & Munos 2014; Zaki, Mohan & Gopalan).
 
 Each function builds a :class:`~bandit_envs.PureExplorationEnv` and is the entry point of a
 registered id. Setting keywords: ``delta=`` (fixed confidence) or ``budget=`` (fixed budget);
@@ -30,7 +30,7 @@ declare = functools.partial(env_factory, family="linear best arm", task="best_ar
 
 
 def soare_features(d: int, omega: float) -> np.ndarray:
-    """Arms e₁..e_d and (cos ω, sin ω, 0, …, 0): the instance of Soare et al. 2014 §6."""
+    """Arms e₁..e_d and (cos ω, sin ω, 0, …, 0): the instance of Soare et al. 2014, Section 6."""
     features = np.vstack([np.eye(d), np.zeros((1, d))])
     features[d, 0], features[d, 1] = math.cos(omega), math.sin(omega)
     return features
@@ -39,7 +39,7 @@ def soare_features(d: int, omega: float) -> np.ndarray:
 @declare(
     "LinearBAI-Soare-v0",
     summary="e1..e_d plus an arm at angle omega from e1; theta = scale*e1",
-    source="Soare, Lazaric & Munos 2014, Sec. 6",
+    source="Soare, Lazaric & Munos 2014, Section 6",
     default_delta=0.05,
     quick={"omega": 0.5},
 )
@@ -53,14 +53,15 @@ def make_soare(
     budget: int | None = None,
     **env_kwargs: Any,
 ) -> PureExplorationEnv:
-    """``LinearBAI-Soare-v0``: the hard instance of Soare et al. (2014, §6 and App. E).
+    """``LinearBAI-Soare-v0``: the hard instance of Soare et al. (2014, Section 6 and App. E).
 
     Arms e₁, …, e_d and x_{d+1} = (cos ω, sin ω, 0, …, 0); θ = scale·e₁; Gaussian noise σ. The
     best arm is e₁, and x_{d+1} trails it by Δ_min = scale·(1 − cos ω). Learning it needs pulls
     of e₂, the arm most aligned with e₁ − x_{d+1}.
 
     Defaults: d = 2, ω = 0.1, scale = 2, σ = 1, δ = 0.05 (T* ≈ 222). The paper's own preset is
-    ``d=5, omega=0.01`` (T* ≈ 2·10⁴); PELEG's variant (spec 003) is ``scale=1``.
+    ``d=5, omega=0.01`` (T* ≈ 2·10⁴); the variant of Zaki, Mohan & Gopalan (Section 6, setting
+    3) is ``scale=1``.
     """
     who = "LinearBAI-Soare-v0"
     d = check_positive_int(d, "d", who, minimum=2)
@@ -91,7 +92,7 @@ def make_soare(
 @declare(
     "LinearBAI-Basis-v0",
     summary="arms e1..e_d, theta = (gap, 0, ...)",
-    source="Zaki, Mohan & Gopalan (PELEG), setting 1",
+    source="Zaki, Mohan & Gopalan 2020 (PELEG), Section 6, setting 1",
     default_delta=0.1,
     quick={"gap": 0.5, "d": 3},
 )
@@ -104,10 +105,10 @@ def make_basis(
     budget: int | None = None,
     **env_kwargs: Any,
 ) -> PureExplorationEnv:
-    """``LinearBAI-Basis-v0``: the standard bandit of PELEG's setting 1 (spec 003 §5.2).
+    """``LinearBAI-Basis-v0``: the standard bandit of Zaki, Mohan & Gopalan, Section 6, setting 1.
 
     Arms e₁, …, e_d and θ = (gap, 0, …, 0): the best arm is e₁ and every other arm trails it by
-    ``gap``. The characteristic quantity is D = gap²/(1 + √(d−1))² (spec 003 §5.2), so
+    ``gap``. The characteristic quantity is D = gap²/(1 + √(d−1))², so
     T* = 2σ²(1 + √(d−1))²/gap². Defaults d = 5, gap = 0.2, σ = 1, δ = 0.1 (the paper's δ).
     """
     who = "LinearBAI-Basis-v0"
@@ -136,7 +137,8 @@ def sphere_instance(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Arms uniform on the unit sphere of R^d and θ = u + γ(v − u) for the two closest arms u, v.
 
-    The construction of Tao, Blanco & Zhou (2018) used by PELEG's setting 2 (spec 003 §5.3):
+    The construction of Tao, Blanco & Zhou (2018) used by Zaki, Mohan & Gopalan (Section 6,
+    setting 2):
     ``u`` is the best arm and ``v`` trails it by (1 − uᵀv)(1 − 2γ).
     """
     rng = np.random.default_rng(instance_seed)
@@ -153,7 +155,7 @@ def sphere_instance(
     "LinearBAI-Sphere-v0",
     summary="n_arms arms uniform on the sphere of R^d, theta = u + gamma (v - u) for the two "
     "closest arms",
-    source="Tao, Blanco & Zhou 2018, via Zaki, Mohan & Gopalan (PELEG), setting 2",
+    source="Tao, Blanco & Zhou 2018, via Zaki, Mohan & Gopalan 2020 (PELEG), Section 6, setting 2",
     default_delta=0.1,
     quick={"n_arms": 8, "d": 3},
 )
@@ -168,7 +170,7 @@ def make_sphere(
     budget: int | None = None,
     **env_kwargs: Any,
 ) -> PureExplorationEnv:
-    """``LinearBAI-Sphere-v0``: K arms uniform on the sphere (PELEG setting 2, spec 003 §5.3).
+    """``LinearBAI-Sphere-v0``: K arms uniform on the sphere (Zaki et al., Section 6, setting 2).
 
     The arms are drawn from ``instance_seed`` (the episode seed only changes the noise); θ =
     u + γ(v − u) for the two closest arms u, v, so u is the best arm and v its closest competitor.

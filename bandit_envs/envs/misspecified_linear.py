@@ -1,4 +1,4 @@
-"""Misspecified linear all ε-good instances (Li, Ma, Hua & Zhu 2025, Sec. 5).
+"""Misspecified linear all ε-good instances (Li, Ma, Hua & Zhu 2025, Section 5).
 
 | id | model | instance |
 |---|---|---|
@@ -55,7 +55,7 @@ declare = functools.partial(
     "features, |Delta_m|_inf = L_m: random signs, or adversarial (flips the least-squares fit's "
     "answer above a flip level); L_m told in ProblemSpec.misspecification unless "
     "bound_known=False",
-    source="misspecified model of Li, Ma, Hua & Zhu 2025 (LinFACT), Sec. 5, eq. 28-29, on the "
+    source="misspecified model of Li, Ma, Hua & Zhu 2025 (LinFACT), Section 5, eq. 28-29, on the "
     "instance of App. EC.12.1 (the paper has no misspecified experiment)",
     quick={"d": 4, "m_tilde": 2, "x_tilde": 1.0, "epsilon": 0.3, "sigma": 0.1, "L_m": 0.01},
 )
@@ -78,14 +78,14 @@ def make_misspecified_adaptive(
     budget: int | None = None,
     **env_kwargs: Any,
 ) -> PureExplorationEnv:
-    """``MisspecifiedEpsGood-Adaptive-v0``: the adaptive instance plus a deviation (spec 002 §1.6).
+    """``MisspecifiedEpsGood-Adaptive-v0``: the adaptive instance plus a deviation.
 
     ## Description
-    The misspecified linear model of Li et al. §5 (eq. 28–29): ``μ = Ψθ + Δ_m`` with
-    ``‖Δ_m‖_∞ ≤ L_m``, on the features and θ of ``LinearEpsGood-Adaptive-v0`` (the same keywords
-    and the same ``(m̃, X̃)`` draws from ``instance_seed``). The deviation lies in the residual
-    space of the features (``ΨᵀΔ_m = 0``), so ``Ψθ`` is exactly the least-squares linear fit of the
-    true means and no part of ``Δ_m`` can be absorbed into θ
+    The misspecified linear model of Li, Ma, Hua & Zhu (2025), Section 5 (eq. 28–29): ``μ = Ψθ +
+    Δ_m`` with ``‖Δ_m‖_∞ ≤ L_m``, on the features and θ of ``LinearEpsGood-Adaptive-v0`` (the same
+    keywords and the same ``(m̃, X̃)`` draws from ``instance_seed``). The deviation lies in the
+    residual space of the features (``ΨᵀΔ_m = 0``), so ``Ψθ`` is exactly the least-squares linear
+    fit of the true means and no part of ``Δ_m`` can be absorbed into θ
     (:func:`bandit_envs.theory.misspecification.residual_deviation`):
 
     * ``deviation="random"``: random signs (from ``instance_seed``) projected onto the residual
@@ -94,10 +94,10 @@ def make_misspecified_adaptive(
       fast as possible; above ``flip_level`` (in ``instance_info``) the true ``G_ε`` differs from
       the answer of the linear fit ``G_ε(Ψθ)`` (``instance_info["flipped"]``).
 
-    ``G_ε`` is the good set of the *true* means (spec 002 §1.6). The final ``info["complexity"]``
-    holds the gaps of the true means, the unstructured ``T_star``, ``T_star_linear``,
-    ``minimax_deviation`` and ``L_mu_bound`` (Proposition 5.3's level; the ``lower_bound`` is
-    the unstructured one above it), see
+    ``G_ε`` is the good set of the *true* means (as in the paper's Section 5). The final
+    ``info["complexity"]`` holds the gaps of the true means, the unstructured ``T_star``,
+    ``T_star_linear``, ``minimax_deviation`` and ``L_mu_bound`` (Proposition 5.3's level; the
+    ``lower_bound`` is the unstructured one above it), see
     :func:`bandit_envs.theory.misspecification.misspecified_complexity`.
 
     ## Arguments
@@ -179,7 +179,7 @@ def make_misspecified_custom(
     budget: int | None = None,
     **env_kwargs: Any,
 ) -> PureExplorationEnv:
-    """``MisspecifiedEpsGood-Custom-v0``: your own misspecified linear instance (spec 002 §1.6).
+    """``MisspecifiedEpsGood-Custom-v0``: your own misspecified linear instance (Li et al., Sec. 5).
 
     Give ``features`` (K×h) with either
 

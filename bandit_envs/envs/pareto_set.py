@@ -1,21 +1,22 @@
-"""Pareto set identification instances (spec 000; Kone, Kaufmann & Richert, GEGE).
+"""Pareto set identification instances (Kone, Kaufmann & Richert, GEGE).
 
 Each ``make_*`` function builds a :class:`~bandit_envs.PureExplorationEnv` with the
 :class:`~bandit_envs.ParetoSet` task and is the entry point of a registered id:
 
 | id | K × h × d | instance |
 |---|---|---|
-| ``LinearPSI-NoC-v0`` | 259 × 4 × 2 | Network-on-Chip data, the authors' build (spec 000 §5.3) |
-| ``LinearPSI-Energy-v0`` | 768 × 8 × 2 | UCI Energy efficiency, linearised or raw (spec 000 §5.4) |
-| ``LinearPSI-Synthetic-v0`` | K × 8 × 2 | H1,lin and H2,lin constant in K (spec 000 §5.2) |
+| ``LinearPSI-NoC-v0`` | 259 × 4 × 2 | Network-on-Chip data, the authors' build (Section 5.1) |
+| ``LinearPSI-Energy-v0`` | 768 × 8 × 2 | UCI Energy efficiency, linearised or raw (App. I.2) |
+| ``LinearPSI-Synthetic-v0`` | K × 8 × 2 | H1,lin and H2,lin constant in K (Section 5.1) |
 | ``LinearPSI-Custom-v0`` | any | your own features and Θ, or means |
 
-Every objective is maximised (spec 000 §1.2, §6.16): data whose objectives are "lower is better"
-are negated. Outcomes are ``μ_k + η`` with ``η ~ N(0, Σ)``, ``Σ = σ² I`` by default (σ = 0.5 as
-in the authors' code, spec 000 §1.1) or any covariance given by ``cov``. Setting keywords, as in
-the linear best-arm ids: ``delta=`` (fixed confidence) or ``budget=`` (fixed budget); with
-neither, δ = 0.1 (the authors' NoC notebook, spec 000 §5.1). ``epsilon > 0`` poses ε-PSI
-(spec 000 §1.3): every Pareto arm must be returned and every returned arm must be ε-close.
+Every objective is maximised (the paper's Definition 1): data whose objectives are "lower is
+better" are negated. Outcomes are ``μ_k + η`` with ``η ~ N(0, Σ)``, ``Σ = σ² I`` by default
+(σ = 0.5 as in the authors' code, ``cyrille-kone/linear_psi``) or any covariance given by
+``cov``. Setting keywords, as in the linear best-arm ids: ``delta=`` (fixed confidence) or
+``budget=`` (fixed budget); with neither, δ = 0.1 (the authors' NoC notebook). ``epsilon > 0``
+poses ε-PSI (Section 3.3, after Auer et al. 2016): every Pareto arm must be returned and every
+returned arm must be ε-close.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from bandit_envs.core.validation import (
     check_nonnegative,
     check_positive_int,
 )
-from bandit_envs.data.datasets import load_energy, load_noc
+from bandit_envs.data import load_energy, load_noc
 from bandit_envs.envs.registration import env_factory, probe_problem
 from bandit_envs.errors import DataError, InvalidParameterError
 from bandit_envs.theory.pareto import psi_gaps
@@ -56,15 +57,15 @@ __all__ = [
     "synthetic_instance",
 ]
 
-#: noise standard deviation of every PSI id unless told otherwise (authors' code, spec 000 §1.1).
+#: noise standard deviation of every PSI id unless told otherwise (the authors' code).
 DEFAULT_SIGMA = 0.5
-#: confidence δ when neither ``delta`` nor ``budget`` is given (NoC notebook, spec 000 §5.1).
+#: confidence δ when neither ``delta`` nor ``budget`` is given (the authors' NoC notebook).
 DEFAULT_DELTA = 0.1
-#: the two ways to build the Energy means (spec 000 §5.4, App. I of the paper).
+#: the two ways to build the Energy means (least squares, or "as such": App. I of the paper).
 ENERGY_MEANS = ("linear", "raw")
-#: feature dimension h of the synthetic family (spec 000 §5.2).
+#: feature dimension h of the synthetic family (the paper's Section 5.1).
 SYNTHETIC_H = 8
-#: norm c of the extra synthetic arms' features, x_k = c·u/‖u‖ (spec 000 §5.2: c < 1).
+#: norm c < 1 of the extra synthetic arms' features, x_k = c·u/‖u‖ (our choice).
 SYNTHETIC_SHRINK = 0.35
 #: candidates drawn per rejection-sampling block (fixed, so instances are nested in K).
 _BLOCK = 1024
@@ -142,15 +143,15 @@ def _sigma_info(model: LinearGaussian | MisspecifiedLinearGaussian) -> Any:
 
 
 # --------------------------------------------------------------------------------------------
-# NoC (spec 000 §5.3)
+# NoC (Kone, Kaufmann & Richert, Section 5.1)
 
 
 def noc_instance(features: Any, objectives: Any) -> tuple[np.ndarray, np.ndarray]:
-    """The authors' NoC construction (spec 000 §5.3, notebook ``test.ipynb``), from raw data.
+    """The authors' NoC construction (their notebook ``test.ipynb``), from raw data.
 
     ``X = features / ‖features‖₂`` row-wise; ``Θ_ls = lstsq(XᵀX, XᵀY)`` (least squares without
     intercept, solved through the normal equations as in the notebook); both objectives are
-    negated (energy and ``inv_runtime`` count as "lower is better" there, spec 000 §6.16), so the
+    negated (energy and ``inv_runtime`` count as "lower is better" there; we reproduce it), so the
     model's parameter is ``Θ = −Θ_ls`` and the means are ``μ = XΘ = −XΘ_ls``.
 
     Args:
@@ -179,7 +180,7 @@ def noc_instance(features: Any, objectives: Any) -> tuple[np.ndarray, np.ndarray
     "LinearPSI-NoC-v0",
     summary="K=259 Network-on-Chip designs, h=4, d=2; row-normalised features, least-squares "
     "Theta, both objectives negated",
-    source="Almer, Topham & Franke 2011, via Kone, Kaufmann & Richert (GEGE), Sec. 5",
+    source="Almer, Topham & Franke 2011, via Kone, Kaufmann & Richert (GEGE), Section 5.1",
     datasets=("noc",),
     quick_budget=259 * 9,
 )
@@ -192,16 +193,16 @@ def make_noc(
     budget: int | None = None,
     **env_kwargs: Any,
 ) -> PureExplorationEnv:
-    """``LinearPSI-NoC-v0``: the Network-on-Chip instance of Kone et al. (spec 000 §5.3).
+    """``LinearPSI-NoC-v0``: the Network-on-Chip instance of Kone et al. (Section 5.1).
 
     ## Description
     K = 259 hardware designs (Almer, Topham & Franke 2011), h = 4 features, d = 2 objectives,
     built exactly as the authors' notebook does (:func:`noc_instance`): row-normalised features,
     least-squares Θ without intercept, both objectives negated. The data file ``noc_CM_log.csv``
-    is read by :func:`bandit_envs.data.datasets.load_noc` (the folder named by ``BANDIT_ENVS_DATA``,
+    is read by :func:`bandit_envs.data.load_noc` (the folder named by ``BANDIT_ENVS_DATA``,
     else the user cache, else a download from the authors' repository, sha256-checked).
 
-    ## Instance & complexity (spec 000 §1.5)
+    ## Instance & complexity (computed from the data; the tests check them)
     ``S* = {0, 140, 164, 180}``, rank(X) = 4, ``Δ_min = 0.04296`` (two arms tie),
     ``H1 = 3993.6``, ``H2 = 1780.25``, ``H1,lin = 1973.8``, ``H2,lin = 1780.25``
     (``env.unwrapped.complexity()``). The authors' fixed budgets run from ``K⌈log₂K⌉ = 2331``
@@ -225,7 +226,9 @@ def make_noc(
     try:
         raw_x, raw_y = load_noc()
     except DataError as exc:
-        raise DataError(f"{who} needs the NoC data set (spec 000 §5.3). {exc}") from None
+        raise DataError(
+            f"{who} needs the NoC data set (Almer, Topham & Franke 2011). {exc}"
+        ) from None
     x, theta = noc_instance(raw_x, raw_y)
     model = _linear_model(x, theta, sigma, cov, who)
     info = {"data": "noc", "sigma": _sigma_info(model)}
@@ -233,15 +236,15 @@ def make_noc(
 
 
 # --------------------------------------------------------------------------------------------
-# Energy (spec 000 §5.4)
+# Energy (Kone, Kaufmann & Richert, Appendix I.2)
 
 
 def energy_instance(
     features: Any, targets: Any, means: str = "linear"
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """Energy efficiency as a PSI instance (spec 000 §5.4), from the raw data.
+    """Energy efficiency as a PSI instance (Kone et al., Appendix I.2), from the raw data.
 
-    Choices (the paper's App. I.2 gives none; spec 000 §5.4 lists the options):
+    Our choices (the paper's Appendix I.2 gives none):
 
     * features: row-normalised raw building features, the NoC preprocessing. ``X2 = X3 + 2·X4``
       holds exactly and survives row scaling, so rank(X) = 7 < h = 8 (agents meet a design that
@@ -254,7 +257,7 @@ def energy_instance(
       (smallest gap 0.03), so exact PSI is well-posed and nothing is deduplicated.
 
     Neither matches the paper's "Pareto front of 3 arms", which only the raw data *maximising*
-    the loads gives (spec 000 §5.4).
+    the loads gives (we checked every variant).
 
     Args:
         features: K×8 raw features.
@@ -300,7 +303,7 @@ def make_energy(
     budget: int | None = None,
     **env_kwargs: Any,
 ) -> PureExplorationEnv:
-    """``LinearPSI-Energy-v0``: the UCI Energy efficiency instance (spec 000 §5.4; App. I.2).
+    """``LinearPSI-Energy-v0``: the UCI Energy efficiency instance (Kone et al., Appendix I.2).
 
     ## Description
     K = 768 simulated buildings (Tsanas & Xifara 2012), h = 8 features (rank 7), d = 2
@@ -308,7 +311,7 @@ def make_energy(
     row-normalised. ``means="linear"`` (default) gives a linear model (least squares, no
     intercept); ``means="raw"`` uses the data means as such, a mis-specified problem whose
     structure is ``"misspecified_linear"`` (features still shown). Details and the reasons for
-    each choice: :func:`energy_instance`. Data: :func:`bandit_envs.data.datasets.load_energy`.
+    each choice: :func:`energy_instance`. Data: :func:`bandit_envs.data.load_energy`.
 
     ## Instance & complexity
     | ``means`` | ``S*`` | Δ_min | H1 | H1,lin (h = 7) | H2,lin |
@@ -344,7 +347,7 @@ def make_energy(
         raw_x, raw_y = load_energy()
     except DataError as exc:
         raise DataError(
-            f"{who} needs the Energy efficiency data set (spec 000 §5.4). {exc}"
+            f"{who} needs the Energy efficiency data set (Tsanas & Xifara 2012). {exc}"
         ) from None
     x, mu, theta = energy_instance(raw_x, raw_y, means)
     model: LinearGaussian | MisspecifiedLinearGaussian
@@ -369,16 +372,16 @@ def _misspecified_model(
 
 
 # --------------------------------------------------------------------------------------------
-# synthetic (spec 000 §5.2)
+# synthetic (Kone, Kaufmann & Richert, Section 5.1 and Appendix I.1)
 
 
 def synthetic_base_means() -> np.ndarray:
-    """The means μ₁..μ₈ of the first h = 8 synthetic arms (spec 000 §5.2's suggestion).
+    """The means μ₁..μ₈ of the first h = 8 synthetic arms (our choice; the paper gives none).
 
     Five points on the concave front ``(0.5 + cos φ, 0.5 + sin φ)`` at
     ``φ = 0.50, 0.62, 0.79, 0.93, 1.10`` (Pareto-optimal, gaps 0.064–0.091 set by their
     neighbours), and three dominated points, each below a front point by a fixed offset, with gaps
-    0.15, 0.16 and 0.19 (in [0.05, 0.2] as suggested). ``H1,lin = 973.28``, ``H2,lin = 600.27``.
+    0.15, 0.16 and 0.19 (in [0.05, 0.2]). ``H1,lin = 973.28``, ``H2,lin = 600.27``.
     """
     angles = np.array([0.50, 0.62, 0.79, 0.93, 1.10])
     front = np.column_stack([0.5 + np.cos(angles), 0.5 + np.sin(angles)])
@@ -387,7 +390,7 @@ def synthetic_base_means() -> np.ndarray:
 
 
 def synthetic_instance(n_arms: int, instance_seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Features and Θ of the synthetic instance ν_K (spec 000 §5.2; Kone et al. Fig. 1–2).
+    """Features and Θ of the synthetic instance ν_K (Kone et al., Section 5.1, Fig. 1–2).
 
     Arms 1..h have canonical features ``x_i = e_i`` (h = 8), so Θ's rows are their means
     (:func:`synthetic_base_means`). Each extra arm has ``x_k = c·u/‖u‖``, ``u ~ U([0, 1]^h)``,
@@ -397,7 +400,7 @@ def synthetic_instance(n_arms: int, instance_seed: int = 0) -> tuple[np.ndarray,
        it is strictly dominated, S* is unchanged, and the h smallest gaps stay those of arms
        1..h), and
     2. for every Pareto arm i, ``M(i, k) ∧ (M(k, i)_+ + Δ_k) > δ*_i``: the new arm does not lower
-       the gap of i (spec 000 §1.4).
+       the gap of i (the gaps of Section 2.1, eq. 1).
 
     The gap of a dominated arm depends on the Pareto arms only, and each extra arm enters a
     Pareto arm's gap through its own term only, so candidates can be checked one by one, in
@@ -451,7 +454,7 @@ def synthetic_instance(n_arms: int, instance_seed: int = 0) -> tuple[np.ndarray,
     "LinearPSI-Synthetic-v0",
     summary="h=8, d=2; arms e1..e8 with fixed means plus K-8 rejection-sampled arms, so "
     "H1,lin and H2,lin do not depend on K",
-    source="Kone, Kaufmann & Richert (GEGE), Sec. 5, Fig. 1-2",
+    source="Kone, Kaufmann & Richert (GEGE), Section 5.1, Fig. 1-2",
     quick={"K": 16},
 )
 def make_synthetic(
@@ -465,7 +468,7 @@ def make_synthetic(
     budget: int | None = None,
     **env_kwargs: Any,
 ) -> PureExplorationEnv:
-    """``LinearPSI-Synthetic-v0``: h = 8, d = 2, and H1,lin, H2,lin constant in K (spec 000 §5.2).
+    """``LinearPSI-Synthetic-v0``: h = 8, d = 2, and H1,lin, H2,lin constant in K.
 
     ## Description
     The instance family of Kone et al.'s Fig. 1–2: the first h = 8 arms are ``e_1..e_8`` with
@@ -486,8 +489,8 @@ def make_synthetic(
     | ``delta`` / ``budget`` | setting: confidence δ or budget T | δ = 0.1 |
     | other | :class:`~bandit_envs.PureExplorationEnv` keywords | |
 
-    The paper's σ is not given (spec 000 §6.10 suggests 0.5 or 1); its fixed budget is
-    ``T = H2,lin``, its δ 0.01.
+    The paper does not give its σ (we use 0.5, as on NoC); its fixed budget is ``T = H2,lin``,
+    its δ 0.01 (Section 5.1).
 
     Raises:
         InvalidParameterError: a bad keyword value (e.g. ``K < 8``).
@@ -523,7 +526,7 @@ def make_custom(
     budget: int | None = None,
     **env_kwargs: Any,
 ) -> PureExplorationEnv:
-    """``LinearPSI-Custom-v0``: Pareto set identification on your own instance (spec 000 §1.1).
+    """``LinearPSI-Custom-v0``: Pareto set identification on your own instance.
 
     Give one of:
 
@@ -536,7 +539,7 @@ def make_custom(
 
     Every objective is maximised (negate "lower is better" objectives). With ``epsilon = 0`` an
     instance with a zero PSI gap (e.g. two identical Pareto-optimal mean vectors) is refused;
-    use ``epsilon > 0`` for it (spec 000 §6.15).
+    use ``epsilon > 0`` for it (its complexity is infinite; our rule).
 
     ## Arguments
     | keyword | meaning | default |

@@ -57,7 +57,7 @@ def _space_kind(space: Any, spec: ProblemSpec, who: str) -> str:
 
 
 class PolicyAgent:
-    """An SB3-style policy used as an agent (DESIGN §2.3).
+    """An SB3-style policy used as an agent (the agent protocol of ``docs/concepts.md``).
 
     The agent rebuilds the observation the policy was trained on from its own pulls — the
     :class:`~bandit_envs.rl.wrappers.BanditStatistics` of
@@ -65,7 +65,7 @@ class PolicyAgent:
     ``ridge``), or the raw last outcome — calls ``model.predict`` once per step, and decodes the
     action:
 
-    * MultiDiscrete ``[arm or K] + answer bits`` (DESIGN §2.4): ``select`` returns the arm, or
+    * MultiDiscrete ``[arm or K] + answer bits`` (the env's own): ``select`` returns the arm, or
       ``None`` when component 0 is K, and ``recommend`` returns the answer bits of that stop
       action. When a fixed budget runs out, ``recommend`` asks the policy for one more action
       and reads its bits — exactly what the environment grades in that case.
@@ -272,7 +272,7 @@ class AgentPolicy:
     sub-environments of a vectorised environment (or one observation of a single environment),
     feeds each outcome to that sub-environment's agent, and returns the next actions in the
     environment's encoding — MultiDiscrete ``[arm] + 0s`` for a pull, ``[K] + answer bits`` for
-    a stop (DESIGN §2.4), or the ``Discrete(K + 1)`` action of
+    a stop, or the ``Discrete(K + 1)`` action of
     :class:`~bandit_envs.rl.wrappers.DiscretePulls` (whose recommender then gives the answer) — and
     ``None`` as the state. Each sub-environment has its own deep copy of ``agent``, reset when
     ``episode_start`` is true, with a new generator spawned from ``seed``. When

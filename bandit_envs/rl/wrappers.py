@@ -1,7 +1,8 @@
 """Wrappers for reinforcement-learning users: a Markov observation, action masks, a flat action.
 
-The environment's own observation is the outcome of the last pull (DESIGN §2.4): an RL policy
-that sees only that cannot know what it has learnt so far. These wrappers give it what it needs:
+The environment's own observation is the outcome of the last pull (``docs/concepts.md``): an RL
+policy that sees only that cannot know what it has learnt so far. These wrappers give it what it
+needs:
 
 * :class:`SufficientStatistics` replaces the observation by the running sufficient statistics of
   the episode — pull counts, empirical means per arm and output, the elapsed fraction of the
@@ -67,8 +68,8 @@ def _base(env: gym.Env, who: str) -> PureExplorationEnv:
     return base
 
 
-def _layers(env: gym.Env) -> Iterable[gym.Env]:
-    """``env`` and every environment it wraps, outermost first."""
+def _layers(env: gym.Env) -> Iterable[Any]:
+    """``env`` and every environment it wraps, outermost first (wrappers of any type)."""
     layer: Any = env
     while True:
         yield layer
@@ -124,13 +125,14 @@ class BanditStatistics:
 
     ``theta`` and ``inverse`` are present only when the problem has features
     (``ProblemSpec.features`` is not ``None``), with ``A = Σ_t x_t x_tᵀ`` and ``b = Σ_t x_t y_tᵀ``
-    (spec 001 §1.3). The design matrix is *regularised* (ridge ``λ > 0``), not pseudo-inverted:
-    ``(A + λI)⁻¹`` exists from the first step, changes continuously as pulls arrive (a
-    pseudo-inverse jumps when the rank grows, which rank-deficient instances such as
-    ``LinearPSI-Energy-v0`` or ``LinearEpsGood-FreeWilson-v0`` do for ever) and is kept up to date
-    by Sherman–Morrison in ``O(h²)`` (:class:`~bandit_envs.theory.linalg.IncrementalLeastSquares`). Its
-    entries lie in ``[-1/λ, 1/λ]``. For GLM problems θ̂ is the least-squares fit of the 0/1
-    outcomes, a sufficient statistic of the data, not the maximum-likelihood estimate.
+    (the least-squares statistics of Soare, Lazaric & Munos 2014, Section 2). The design matrix is
+    *regularised* (ridge ``λ > 0``), not pseudo-inverted: ``(A + λI)⁻¹`` exists from the first step,
+    changes continuously as pulls arrive (a pseudo-inverse jumps when the rank grows, which
+    rank-deficient instances such as ``LinearPSI-Energy-v0`` or ``LinearEpsGood-FreeWilson-v0`` do
+    for ever) and is kept up to date by Sherman–Morrison in ``O(h²)``
+    (:class:`~bandit_envs.theory.linalg.IncrementalLeastSquares`). Its entries lie in ``[-1/λ,
+    1/λ]``. For GLM problems θ̂ is the least-squares fit of the 0/1 outcomes, a sufficient statistic
+    of the data, not the maximum-likelihood estimate.
 
     One pull costs ``O(m + h²·m)``; :meth:`observation` copies the vector, ``O(K·m + h²)``.
 
@@ -160,8 +162,9 @@ class BanditStatistics:
         self.spec = spec
         k, m = spec.n_arms, spec.outcome_dim
         self._k, self._m = k, m
-        self._features = spec.features
-        h = 0 if spec.features is None else int(spec.features.shape[1])
+        # K×0 without features: then h = 0 and no least squares reads it
+        self._features = np.zeros((k, 0)) if spec.features is None else spec.features
+        h = int(self._features.shape[1])
         self._h = h
         sizes = {"counts": k, "means": k * m, "time": 1}
         if h:
@@ -299,7 +302,7 @@ def _positive(value: Any, name: str, who: str) -> float:
     if (
         isinstance(value, (bool, np.bool_))
         or not isinstance(value, numbers.Real)
-        or not np.isfinite(value)
+        or not np.isfinite(float(value))
         or value <= 0
     ):
         raise InvalidParameterError(f"{who}: {name} must be a finite number > 0; got {value!r}.")
@@ -332,6 +335,7 @@ class SufficientStatistics(gym.Wrapper[np.ndarray, Any, np.ndarray, Any], Record
         gym.Wrapper.__init__(self, env)
         base = _base(env, "SufficientStatistics")
         _require_raw_observation(env, base, "SufficientStatistics")
+        self._base = base
         self.statistics = BanditStatistics(base.problem, horizon=horizon, ridge=ridge)
         self.observation_space = self.statistics.observation_space
 
@@ -350,7 +354,7 @@ class SufficientStatistics(gym.Wrapper[np.ndarray, Any, np.ndarray, Any], Record
 
     def step(self, action: Any) -> tuple[np.ndarray, Any, bool, bool, dict[str, Any]]:
         """Step the environment; a pull updates the statistics in ``O(m + h²·m)``."""
-        base = self.env.unwrapped
+        base = self._base
         before = base.samples
         outcome, reward, terminated, truncated, info = self.env.step(action)
         if base.samples == before + 1:
@@ -388,8 +392,8 @@ def action_mask(
     """The valid actions after ``samples`` pulls, as a flat boolean mask.
 
     Component 0 (``K + 1`` entries: arms, then "stop"): known arms (``spec.extras["known_arms"]``,
-    whose means are public, spec 004 §1.1) are masked when ``mask_known_arms``; once a fixed
-    budget is spent every arm is masked (the next action is graded as a stop, DESIGN §2.4);
+    whose means are public, Tang et al. 2024, Section 2) are masked when ``mask_known_arms``;
+    once a fixed budget is spent every arm is masked (the next action is graded as a stop);
     with ``early_stop=False`` (fixed budget only) "stop" is masked until then. The answer bits
     are never masked. For the MultiDiscrete encoding the mask is the concatenation of one block
     per component (``K + 1`` entries, then 2 per answer bit), as sb3-contrib's ``MaskablePPO``
@@ -430,7 +434,7 @@ class ActionMask(gym.Wrapper[Any, Any, Any, Any], RecordConstructorArgs):
 
     Args:
         env: a :class:`~bandit_envs.PureExplorationEnv`, possibly wrapped, with the
-            MultiDiscrete action space of DESIGN §2.4 or the ``Discrete(K + 1)`` one of
+            environment's MultiDiscrete action space or the ``Discrete(K + 1)`` one of
             :class:`DiscretePulls`.
         mask_known_arms: mask arms whose means are public (``ProblemSpec.extras["known_arms"]``).
         early_stop: allow stopping before a fixed budget is spent (``False`` is refused in fixed
@@ -448,6 +452,7 @@ class ActionMask(gym.Wrapper[Any, Any, Any, Any], RecordConstructorArgs):
         RecordConstructorArgs.__init__(self, mask_known_arms=mask_known_arms, early_stop=early_stop)
         gym.Wrapper.__init__(self, env)
         base = _base(env, "ActionMask")
+        self._base = base
         k = base.n_arms
         space = env.action_space
         if isinstance(space, spaces.Discrete) and int(space.n) == k + 1:
@@ -471,7 +476,7 @@ class ActionMask(gym.Wrapper[Any, Any, Any, Any], RecordConstructorArgs):
 
     def action_masks(self) -> np.ndarray:
         """The boolean mask of the valid actions now (see :func:`action_mask`)."""
-        base = self.env.unwrapped
+        base = self._base
         return action_mask(
             base.problem,
             base.samples,
@@ -511,11 +516,11 @@ class PlugInRecommender:
 
     The estimated means are the per-arm empirical means, except that (i) for the ``"linear"``
     structure they are ``X θ̂`` with θ̂ the minimum-norm least-squares fit
-    (:func:`~bandit_envs.theory.linalg.projected_least_squares`; spec 000 §2), which also estimates
-    arms not pulled yet, and (ii) the public means of known arms (constrained family) replace
-    their estimates. Arms never pulled in an unstructured problem count as mean 0. The answer is
-    ``task.empirical_answer(means)`` (e.g. the empirical best arm, Pareto set, ε-good set or
-    optimal LP basis), which never raises.
+    (:func:`~bandit_envs.theory.linalg.projected_least_squares`; Kone, Kaufmann & Richert, Section
+    2.2, eq. 3), which also estimates arms not pulled yet, and (ii) the public means of known arms
+    (constrained family) replace their estimates. Arms never pulled in an unstructured problem count
+    as mean 0. The answer is ``task.empirical_answer(means)`` (e.g. the empirical best arm, Pareto
+    set, ε-good set or optimal LP basis), which never raises.
 
     Args:
         task: the environment's task (``env.unwrapped.task``); it holds only public parameters.
@@ -603,6 +608,7 @@ class DiscretePulls(gym.Wrapper[np.ndarray, Any, np.ndarray, Any], RecordConstru
         gym.Wrapper.__init__(self, env)
         base = _base(env, "DiscretePulls")
         _require_raw_observation(env, base, "DiscretePulls")
+        self._base = base
         if any(isinstance(layer, ActionMask) for layer in _layers(env)):
             raise InvalidParameterError(
                 "DiscretePulls: apply ActionMask on top of DiscretePulls, not below it (the mask "
@@ -639,7 +645,7 @@ class DiscretePulls(gym.Wrapper[np.ndarray, Any, np.ndarray, Any], RecordConstru
 
     def step(self, action: Any) -> tuple[np.ndarray, Any, bool, bool, dict[str, Any]]:
         """Pull arm ``action``, or stop with the recommender's answer (``action == K``)."""
-        base = self.env.unwrapped
+        base = self._base
         k = base.n_arms
         arr = np.asarray(action)
         if arr.size != 1 or arr.dtype.kind not in "iu" or not 0 <= int(arr.reshape(-1)[0]) <= k:

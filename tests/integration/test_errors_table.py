@@ -23,7 +23,7 @@ from unittest import mock
 import gymnasium
 import pytest
 
-import bandit_envs.data.datasets
+import bandit_envs.data._cache
 from bandit_envs.errors import (
     AgentProtocolError,
     BanditEnvError,
@@ -55,7 +55,7 @@ import numpy as np
 import bandit_envs
 import registry
 from bandit_envs import AgentCapabilities, ProblemSpec, as_answer, run_episode
-from bandit_envs.data.datasets import dataset_path, read_noc_csv
+from bandit_envs.data import dataset_path, read_noc_csv
 from registry import make_agent, make_env
 from registry.config import load_config, validate_settings
 """
@@ -467,7 +467,7 @@ CASES: list[Case] = [
         'gym.make("LinearPSI-Custom-v0", means=[[1.0, 0.0], [1.0, 0.0]])',
         "ParetoSet: the PSI gap of arms 0, 1 is 0 (at most 1e-12): arms 0, 1 have the "
         "identical mean vector [1.0, 0.0]. Exact Pareto set identification is ill-posed on "
-        "this instance (infinite complexity, spec 000 §6.15); perturb the means or use "
+        "this instance (infinite complexity); perturb the means or use "
         "ParetoSet(epsilon > 0). was raised from the environment creator for "
         "LinearPSI-Custom-v0 with kwargs ({'means': [[1.0, 0.0], [1.0, 0.0]]})",
     ),
@@ -511,8 +511,8 @@ CASES: list[Case] = [
         InvalidInstanceError,
         'gym.make("LinearEpsGood-Custom-v0", means=[1.0, 0.5], epsilon=0.5)',
         "AllEpsilonGood: arms 1 have means within 1e-09 of the threshold 0.5 (epsilon 0.5); "
-        "whether they are epsilon-good cannot be certified (infinite complexity, spec 002 "
-        "§1.2). Change epsilon or the means. was raised from the environment creator for "
+        "whether they are epsilon-good cannot be certified (infinite complexity). Change "
+        "epsilon or the means. was raised from the environment creator for "
         "LinearEpsGood-Custom-v0 with kwargs ({'means': [1.0, 0.5], 'epsilon': 0.5})",
     ),
     Case(
@@ -809,7 +809,7 @@ CASES: list[Case] = [
         "data",
         DataError,
         'os.environ["BANDIT_ENVS_DATA"] = str(tmp); gym.make("LinearPSI-NoC-v0")',
-        "LinearPSI-NoC-v0 needs the NoC data set (spec 000 §5.3). bandit_envs.data.datasets: "
+        "LinearPSI-NoC-v0 needs the NoC data set (Almer, Topham & Franke 2011). bandit_envs.data: "
         "noc_CM_log.csv is not in the folder <tmp> named by BANDIT_ENVS_DATA (this mode never "
         "downloads). Put noc_CM_log.csv there (from "
         "https://raw.githubusercontent.com/cyrille-kone/linear_psi/main/data/noc_CM_log.csv), "
@@ -820,7 +820,7 @@ CASES: list[Case] = [
         DataError,
         'os.environ.pop("BANDIT_ENVS_DATA", None); dataset_path("noc", cache_dir=tmp, '
         "download=False)",
-        "bandit_envs.data.datasets: the 'noc' data set (noc_CM_log.csv) is not available locally "
+        "bandit_envs.data: the 'noc' data set (noc_CM_log.csv) is not available locally "
         "(downloading disabled). Download "
         "https://raw.githubusercontent.com/cyrille-kone/linear_psi/main/data/noc_CM_log.csv "
         "and save it as <tmp>/noc_CM_log.csv. Or put noc_CM_log.csv (sha256 "
@@ -833,7 +833,7 @@ CASES: list[Case] = [
         'os.environ["BANDIT_ENVS_DATA"] = str(tmp); (tmp / '
         '"noc_CM_log.csv").write_text(NOC_HEADER + "1;2;3;4;5;6\\n"); '
         'gym.make("LinearPSI-NoC-v0")',
-        "LinearPSI-NoC-v0 needs the NoC data set (spec 000 §5.3). bandit_envs.data.datasets: "
+        "LinearPSI-NoC-v0 needs the NoC data set (Almer, Topham & Franke 2011). bandit_envs.data: "
         "<tmp>/noc_CM_log.csv fails the sha256 check of the 'noc' data set (noc_CM_log.csv): "
         "expected 6df784c53d285d8e83a4467a5d2732779b78ea45101e82e7b5cf4b998f2870f4, got "
         "bea89e1a02462d88ac0f6185780a9c93e0656290f442f0da594232350bd4a484. Replace it with a "
@@ -846,26 +846,25 @@ CASES: list[Case] = [
         DataError,
         'os.environ.pop("BANDIT_ENVS_DATA", None); (tmp / "noc_CM_log.csv").write_text("oops"); '
         'dataset_path("noc", cache_dir=tmp, download=False)',
-        "bandit_envs.data.datasets: the cached file <tmp>/noc_CM_log.csv fails the sha256 check of "
+        "bandit_envs.data: the cached file <tmp>/noc_CM_log.csv fails the sha256 check of "
         "the 'noc' data set (noc_CM_log.csv): expected "
         "6df784c53d285d8e83a4467a5d2732779b78ea45101e82e7b5cf4b998f2870f4, got "
         "d13f2eadd4ed5b027fa773a29520cc0d65ce374365d641112de786f8a029c2fe. Delete it (it is "
-        "downloaded again on next use) or run `python -m bandit_envs.data.datasets fetch --force "
-        "noc`.",
+        "downloaded again on next use) or run `bandit-bench data fetch --force noc`.",
     ),
     Case(
         "data",
         DataError,
         '(tmp / "noc.csv").write_text(NOC_HEADER + "1;2;x;4;5;6\\n"); read_noc_csv(tmp / '
         '"noc.csv")',
-        "bandit_envs.data.datasets: <tmp>/noc.csv, line 2, column 'fifo': expected a finite decimal "
+        "bandit_envs.data: <tmp>/noc.csv, line 2, column 'fifo': expected a finite decimal "
         "number; got 'x'.",
     ),
     Case(
         "data",
         DataError,
         'os.environ["BANDIT_ENVS_DATA"] = str(tmp / "nowhere"); dataset_path("noc")',
-        "bandit_envs.data.datasets: BANDIT_ENVS_DATA names <tmp>/nowhere, which is not a folder. "
+        "bandit_envs.data: BANDIT_ENVS_DATA names <tmp>/nowhere, which is not a folder. "
         "Set it to a folder holding noc_CM_log.csv, or unset it to use the cache (<cache>) and "
         "download on first use.",
     ),
@@ -1119,15 +1118,15 @@ def _run(case: Case, tmp: Path) -> tuple[BaseException | None, list[warnings.War
 def _shown(message: str, tmp: Path) -> str:
     """The message as the page shows it: ``<tmp>`` and ``<cache>`` for the local folders."""
     message = message.replace(str(tmp), "<tmp>")
-    return message.replace(str(bandit_envs.data.datasets.default_cache_dir()), "<cache>")
+    return message.replace(str(bandit_envs.data.default_cache_dir()), "<cache>")
 
 
 @pytest.fixture(autouse=True)
 def _no_network(monkeypatch):
-    def refuse(url, out, timeout):
+    def refuse(ds, dest, url, timeout):
         raise AssertionError(f"a row of the error table tried to download {url}")
 
-    monkeypatch.setattr(bandit_envs.data.datasets, "_fetch_url", refuse)
+    monkeypatch.setattr(bandit_envs.data._cache, "_download", refuse)
 
 
 def _case_id(index: int) -> str:
@@ -1226,13 +1225,13 @@ def render_page() -> str:
     out = [
         "# Refused inputs",
         "",
-        "<!-- Generated from tests/integration/test_errors_table.py by docs/scripts/errors_table.py; do not "
-        "edit by hand. -->",
+        "<!-- Generated from tests/integration/test_errors_table.py by "
+        "docs/scripts/errors_table.py; do not edit by hand. -->",
         "",
         f"Each of these {len(CASES)} inputs is refused with the exception and the exact message "
-        "shown. Every row is reproduced by `tests/integration/test_errors_table.py`, which also checks "
-        "that no `AssertionError`, bare `IndexError` or `KeyError`, or numpy warning reaches "
-        "you instead.",
+        "shown. Every row is reproduced by `tests/integration/test_errors_table.py`, which also "
+        "checks that no `AssertionError`, bare `IndexError` or `KeyError`, or numpy warning "
+        "reaches you instead.",
         "",
         "* Every exception of the library derives from `bandit_envs.errors.BanditEnvError` and "
         "from the builtin you would naturally catch: `InvalidParameterError` (and its "

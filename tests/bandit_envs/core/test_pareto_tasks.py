@@ -55,7 +55,7 @@ def test_one_objective_is_best_arm() -> None:
             [[1.0, 1.0], [1.0, 1.0], [0.0, 0.0]],
             r"ParetoSet: the PSI gap of arms 0, 1 is 0 \(at most 1e-12\): arms 0, 1 have the "
             r"identical mean vector \[1.0, 1.0\]\. Exact Pareto set identification is ill-posed "
-            r"on this instance \(infinite complexity, spec 000 §6.15\); perturb the means or use "
+            r"on this instance \(infinite complexity\); perturb the means or use "
             r"ParetoSet\(epsilon > 0\)\.",
         ),
         (

@@ -17,7 +17,7 @@ import pytest
 from conftest import skip_without_data
 
 import bandit_envs
-from bandit_envs.core import rendering
+from bandit_envs.core import _drawing, rendering
 
 pytest.importorskip("matplotlib")
 
@@ -26,8 +26,8 @@ CUSTOM = {
     "LinearPSI-Custom-v0": {"means": [[1.0, 0.0], [0.0, 1.0], [0.6, 0.6]]},
 }
 SHAPE = (rendering.HEIGHT, rendering.WIDTH, 3)
-TRUTH_RGB = (214, 39, 40)  # rendering._TRUTH, #d62728
-AGENT_RGB = (255, 127, 14)  # rendering._AGENT, #ff7f0e
+TRUTH_RGB = (214, 39, 40)  # _drawing._TRUTH, #d62728
+AGENT_RGB = (255, 127, 14)  # _drawing._AGENT, #ff7f0e
 
 
 def make(env_id, **kwargs):
@@ -133,17 +133,17 @@ def test_empirical_means_are_exact_without_noise():
         theta=[1.0, 0.4],
     ).unwrapped
     lin.reset(seed=0)
-    assert rendering.empirical_means(lin) is None
+    assert rendering.empirical_means(lin._view()) is None
     lin.step(0)
     lin.step(1)
-    np.testing.assert_allclose(rendering.empirical_means(lin), lin.model.means, atol=1e-12)
+    np.testing.assert_allclose(rendering.empirical_means(lin._view()), lin.model.means, atol=1e-12)
     # no linear structure: per-arm sample means, NaN for arms never pulled
     con = make(
         "ConstrainedMixed-Custom-v0", render_mode="rgb_array", sigma_r=0.0, sigma_c=0.0
     ).unwrapped
     con.reset(seed=0)
     con.step(2)
-    est = rendering.empirical_means(con)
+    est = rendering.empirical_means(con._view())
     np.testing.assert_allclose(est[2], con.model.means[2])
     assert np.isnan(est[[0, 1, 3, 4]]).all()
 
@@ -155,25 +155,25 @@ def test_empirical_answer_maps_slacks_of_the_pulled_sub_problem():
     env.reset(seed=0)
     for arm in range(env.n_arms):
         env.step(arm)
-    full = rendering._state(env).empirical
+    full = _drawing._state(env._view()).empirical
     assert full == env._true_answer  # noiseless: the plug-in LP finds the optimal basis
     env.reset(seed=0)
     env.step(0)  # one arm known: the sub-LP over arm 0 has basis {arm 0, slack}
-    partial = rendering._state(env).empirical
+    partial = _drawing._state(env._view()).empirical
     assert partial == frozenset({0, env.n_arms})
 
 
 def test_feature_plane_projection():
     x = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.5, 0.5, 0.0]])
     theta = np.array([2.0, 1.0, 0.0])
-    xy, labels, arrow = rendering._feature_plane(x, theta, "true mean μ = xᵀθ")
+    xy, labels, arrow = _drawing._feature_plane(x, theta, "true mean μ = xᵀθ")
     np.testing.assert_allclose(xy[:, 0], x @ theta)  # abscissa: the true mean
     assert not arrow and labels[0] == "true mean μ = xᵀθ"
     two = x[:, :2]
-    xy2, labels2, arrow2 = rendering._feature_plane(two, theta[:2], "")
+    xy2, labels2, arrow2 = _drawing._feature_plane(two, theta[:2], "")
     np.testing.assert_array_equal(xy2, two)
     assert arrow2 and labels2 == ("feature 1", "feature 2")
-    pca, labels3, _ = rendering._feature_plane(x, None, "")
+    pca, labels3, _ = _drawing._feature_plane(x, None, "")
     assert pca.shape == (4, 2) and labels3[0].startswith("PC 1")
 
 

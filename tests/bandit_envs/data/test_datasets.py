@@ -1,8 +1,10 @@
 """The real-data loader: registry, BANDIT_ENVS_DATA, the cache, downloads, xlsx and CSV formats.
 
-There is no network here: downloads are served by a local HTTP server from a pytest tmp folder.
-Tests that need the real files read them from BANDIT_ENVS_DATA (tests/conftest.py points it at
-../shared/data) and skip, saying why, when that folder is absent. No data file is in the repo.
+There is no network here: downloads (pooch) are served by a local HTTP server from a pytest tmp
+folder. Tests that need the real files read them from BANDIT_ENVS_DATA (tests/conftest.py points
+it at ../shared/data) and skip, saying why, when that folder is absent. No data file is in the
+repo. Spreadsheets are written with openpyxl; the tests of the optional libraries make their
+import fail (``sys.modules[name] = None``).
 """
 
 from __future__ import annotations
@@ -13,18 +15,17 @@ import io
 import os
 import shutil
 import socket
-import subprocess
 import sys
 import threading
 import zipfile
 from pathlib import Path
 from types import SimpleNamespace
-from xml.sax.saxutils import escape
 
 import numpy as np
 import pytest
 
-from bandit_envs.data import datasets as D
+from bandit_envs import data as D
+from bandit_envs.data import _cache, _formats
 from bandit_envs.errors import DataError, InvalidParameterError, UnknownNameError
 
 _SHARED = os.environ.get(D.DATA_ENV_VAR, "")
@@ -81,75 +82,15 @@ def server(tmp_path):
     thread.join()
 
 
-def _col(j: int) -> str:
-    out = ""
-    j += 1
-    while j:
-        j, r = divmod(j - 1, 26)
-        out = chr(ord("A") + r) + out
-    return out
-
-
-def make_xlsx(rows, *, workbook: bool = True, with_refs: bool = True) -> bytes:
-    """A minimal .xlsx: str cells go to the shared strings, numbers are numeric cells.
-
-    A cell may also be ("inline", text), ("bool", 0/1) or ("raw", "<v>text</v>", type).
-    """
-    strings: list[str] = []
-    xml_rows = []
-    for i, row in enumerate(rows, start=1):
-        cells = []
-        for j, value in enumerate(row):
-            ref = f' r="{_col(j)}{i}"' if with_refs else ""
-            if value is None:
-                continue
-            if isinstance(value, str):
-                strings.append(value)
-                cells.append(f'<c{ref} t="s"><v>{len(strings) - 1}</v></c>')
-            elif isinstance(value, tuple) and value[0] == "inline":
-                cells.append(f'<c{ref} t="inlineStr"><is><t>{escape(value[1])}</t></is></c>')
-            elif isinstance(value, tuple) and value[0] == "bool":
-                cells.append(f'<c{ref} t="b"><v>{value[1]}</v></c>')
-            elif isinstance(value, tuple) and value[0] == "raw":
-                cells.append(f'<c{ref} t="{value[2]}">{value[1]}</c>')
-            else:
-                cells.append(f"<c{ref}><v>{value}</v></c>")
-        xml_rows.append(f'<row r="{i}">{"".join(cells)}</row>')
-    ns = 'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"'
-    rel_ns = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
-    data = "".join(xml_rows)
-    sheet = f'<?xml version="1.0"?><worksheet {ns}><sheetData>{data}</sheetData></worksheet>'
-    # the first header string is stored as a rich-text run, as spreadsheets often do
-    sis = [
-        f"<si><r><t>{escape(s[:1])}</t></r><r><t>{escape(s[1:])}</t></r></si>"
-        if k == 0
-        else f"<si><t>{escape(s)}</t></si>"
-        for k, s in enumerate(strings)
-    ]
-    sst = f'<?xml version="1.0"?><sst {ns} count="{len(sis)}">{"".join(sis)}</sst>'
-    parts = {
-        "[Content_Types].xml": '<?xml version="1.0"?><Types/>',
-        "xl/sharedStrings.xml": sst,
-    }
-    if workbook:
-        parts["xl/workbook.xml"] = (
-            f'<?xml version="1.0"?><workbook {ns} xmlns:r="{rel_ns}"><sheets>'
-            '<sheet name="Data" sheetId="1" r:id="rId7"/></sheets></workbook>'
-        )
-        parts["xl/_rels/workbook.xml.rels"] = (
-            '<?xml version="1.0"?><Relationships '
-            'xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
-            f'<Relationship Id="rId7" Type="{rel_ns}/worksheet" Target="worksheets/data.xml"/>'
-            f'<Relationship Id="rId8" Type="{rel_ns}/sharedStrings" Target="sharedStrings.xml"/>'
-            "</Relationships>"
-        )
-        parts["xl/worksheets/data.xml"] = sheet
-    else:
-        parts["xl/worksheets/sheet1.xml"] = sheet
+def make_xlsx(rows) -> bytes:
+    """An .xlsx written by openpyxl: one worksheet, one row per list (``None``: an empty cell)."""
+    openpyxl = pytest.importorskip("openpyxl")
+    book = openpyxl.Workbook()
+    sheet = book.active
+    for row in rows:
+        sheet.append(list(row))
     buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-        for name, text in parts.items():
-            zf.writestr(name, text)
+    book.save(buf)
     return buf.getvalue()
 
 
@@ -157,9 +98,10 @@ def energy_xlsx_from_shared() -> bytes:
     """The whole energy data set as a spreadsheet laid out like UCI's ENB2012_data.xlsx."""
     x, y = D.read_energy_csv(shared_file(ENERGY))
     table = np.hstack([x, y])
-    # 17 significant digits: spreadsheet-style binary noise (15.55 -> 15.550000000000001)
-    rows = [SHEET_HEADER + [None]] + [[f"{v:.17g}" for v in row] for row in table.tolist()]
-    rows = [[float(c) if isinstance(c, str) and c[0].isdigit() else c for c in r] for r in rows]
+    # integral values as ints, as a spreadsheet stores them (orientation 2, not 2.0)
+    rows = [SHEET_HEADER + [None]] + [
+        [int(v) if v.is_integer() else v for v in row] for row in table.tolist()
+    ]
     rows += [[None] * 10, [None] * 10]  # trailing empty rows
     return make_xlsx(rows)
 
@@ -198,12 +140,12 @@ def test_get_dataset_unknown_and_bad_type():
 
 def test_default_cache_dir(monkeypatch, tmp_path):
     env = {"XDG_CACHE_HOME": str(tmp_path)}
-    assert D._default_cache_dir("linux", env) == tmp_path / "bandit_envs"
+    assert _cache._default_cache_dir("linux", env) == tmp_path / "bandit_envs"
     home = Path.home() / ".cache" / "bandit_envs"
-    assert D._default_cache_dir("darwin", {}) == home
-    # relative XDG paths are ignored (XDG base-directory spec)
-    assert D._default_cache_dir("linux", {"XDG_CACHE_HOME": "rel"}) == home
-    assert D._default_cache_dir("win32", {"LOCALAPPDATA": r"C:\Users\u\AppData\Local"}) == (
+    assert _cache._default_cache_dir("darwin", {}) == home
+    # relative XDG paths are ignored (XDG base-directory specification)
+    assert _cache._default_cache_dir("linux", {"XDG_CACHE_HOME": "rel"}) == home
+    assert _cache._default_cache_dir("win32", {"LOCALAPPDATA": r"C:\Users\u\AppData\Local"}) == (
         Path(r"C:\Users\u\AppData\Local") / "bandit_envs"
     )
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
@@ -231,7 +173,7 @@ def test_load_energy_raw():
     assert x.shape == (768, 8) and y.shape == (768, 2)
     np.testing.assert_array_equal(x[0], [0.98, 514.5, 294.0, 110.25, 7.0, 2, 0.0, 0])
     np.testing.assert_array_equal(y[0], [15.55, 21.33])
-    # spec 000 §5.4: X2 = X3 + 2·X4 exactly in this data
+    # surface area = wall area + 2 · roof area, exactly, in this data
     np.testing.assert_allclose(x[:, 1], x[:, 2] + 2 * x[:, 3])
 
 
@@ -251,9 +193,7 @@ def test_env_folder_missing_file_names_folder_and_file(monkeypatch, tmp_path, se
     assert f"noc_CM_log.csv is not in the folder {tmp_path} named by BANDIT_ENVS_DATA" in msg
     assert "never downloads" in msg and f"(from {NOC.url})" in msg
     assert server.hits == [] and not (tmp_path / "cache").exists()
-    with pytest.raises(
-        DataError, match=r"converted from .* by `python -m bandit_envs.data.datasets"
-    ):
+    with pytest.raises(DataError, match=r"converted from .* by `bandit-bench data fetch energy`"):
         D.dataset_path("energy")
 
 
@@ -338,7 +278,10 @@ def test_offline_energy_message_explains_the_conversion(no_env, tmp_path):
         D.load_energy(cache_dir=tmp_path, download=False)
     msg = str(err.value)
     assert "downloading disabled" in msg and ENERGY.url in msg
-    assert f"fetch energy --from <the downloaded zip> --cache-dir {tmp_path}`" in msg
+    assert (
+        f"`bandit-bench data fetch energy --from <the downloaded zip> --cache-dir {tmp_path}`"
+        in msg
+    )
     assert str(tmp_path / ENERGY.filename) in msg and ENERGY.sha256 in msg
 
 
@@ -366,7 +309,7 @@ def test_corrupted_cache_file_and_forced_fetch(no_env, tmp_path, server):
         D.dataset_path("noc", cache_dir=tmp_path, url=server.url(NOC.filename))
     msg = str(err.value)
     assert f"the cached file {tmp_path / NOC.filename}" in msg and "Delete it" in msg
-    assert "fetch --force noc" in msg and server.hits == []
+    assert "`bandit-bench data fetch --force noc`" in msg and server.hits == []
     with pytest.raises(DataError, match="fetch --force noc"):
         D.fetch("noc", cache_dir=tmp_path, url=server.url(NOC.filename))
     path = D.fetch("noc", cache_dir=tmp_path, url=server.url(NOC.filename), force=True)
@@ -439,42 +382,6 @@ def test_energy_zip_without_the_spreadsheet(no_env, tmp_path, server):
     assert list((tmp_path / "c").iterdir()) == []
 
 
-def test_read_xlsx_cell_types():
-    data = make_xlsx(
-        [
-            ["name", ("inline", "value"), None, ("bool", 1)],
-            [1.5, None, -2e-3],
-            [],
-            ["tail", ("raw", "<v>#DIV/0!</v>", "e"), ("raw", "<f>A1</f><v>txt</v>", "str")],
-        ]
-    )
-    rows = D.read_xlsx(data)
-    assert rows == [
-        ["name", "value", None, True],
-        [1.5, None, -0.002],
-        [],
-        ["tail", "#DIV/0!", "txt"],
-    ]
-
-
-def test_read_xlsx_without_workbook_or_cell_refs(tmp_path):
-    path = tmp_path / "t.xlsx"
-    path.write_bytes(make_xlsx([["a", "b"], [1, 2]], workbook=False, with_refs=False))
-    assert D.read_xlsx(path) == [["a", "b"], [1.0, 2.0]]
-    with open(path, "rb") as fh:
-        assert D.read_xlsx(fh) == [["a", "b"], [1.0, 2.0]]
-
-
-def test_read_xlsx_refuses_non_spreadsheets(tmp_path):
-    with pytest.raises(DataError, match="is not an .xlsx file"):
-        D.read_xlsx(b"plain bytes")
-    path = tmp_path / "z.xlsx"
-    with zipfile.ZipFile(path, "w") as zf:
-        zf.writestr("readme.txt", "hi")
-    with pytest.raises(DataError, match=r"z.xlsx is not a spreadsheet \(no xl/worksheets/sheet1"):
-        D.read_xlsx(path)
-
-
 TINY = [
     SHEET_HEADER,
     [0.98, 514.5, 294.0, 110.25, 7.0, 2, 0.0, 0, 15.55, 21.33],
@@ -508,6 +415,7 @@ def test_energy_from_tiny_xlsx_and_canonical_csv():
         (TINY[:2] + [[None] * 10] + TINY[2:3], "row 3 is empty but data rows follow it"),
         (TINY[:2] + [TINY[2][:2] + ["8.5"] + TINY[2][3:]], r"cell C3 \(wall_area\): expected a"),
         (TINY[:2] + [TINY[2][:9]], r"cell J3 \(cooling_load\).*got None"),
+        (TINY[:2] + [TINY[2][:4] + [True] + TINY[2][5:]], r"cell E3 \(overall_height\).*got True"),
         ([SHEET_HEADER], "a header but no data rows"),
         ([], "the first worksheet is empty"),
     ],
@@ -581,52 +489,119 @@ def test_read_csv_accepts_any_number_of_rows_and_a_bom(tmp_path):
         D.read_noc_csv(path)
 
 
+def test_energy_from_xlsx_accepts_a_path_and_a_file_object(tmp_path):
+    path = tmp_path / "t.xlsx"
+    path.write_bytes(make_xlsx(TINY))
+    x, y = D.energy_from_xlsx(path)
+    with open(path, "rb") as fh:
+        x2, y2 = D.energy_from_xlsx(fh)
+    np.testing.assert_array_equal(x, x2)
+    np.testing.assert_array_equal(y, y2)
+    assert x.shape == (3, 8)
+
+
+def test_energy_from_xlsx_refuses_non_spreadsheets(tmp_path):
+    pytest.importorskip("openpyxl")
+    with pytest.raises(DataError, match=r"the .xlsx data is not an .xlsx file"):
+        D.energy_from_xlsx(b"plain bytes")
+    path = tmp_path / "z.xlsx"
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("readme.txt", "hi")
+    with pytest.raises(DataError, match=r"z.xlsx is not an .xlsx file"):
+        D.energy_from_xlsx(path)
+
+
+def test_zip_members_are_size_capped(monkeypatch):
+    data = make_xlsx(TINY)
+    monkeypatch.setattr(_formats, "MAX_FILE_BYTES", 100)
+    with pytest.raises(DataError, match="bytes uncompressed; refusing to read more than 100"):
+        D.energy_from_xlsx(data)
+
+
 # ---------------------------------------------------------------------------------------------
-# command line
+# fetch from a manually downloaded file, the status line, and the optional libraries
 
 
 @needs_data
-def test_cli_info(capsys):
-    assert D.main(["info", "noc"]) == 0
-    out = capsys.readouterr().out
-    assert f"status:  ok: {shared_file(NOC)}" in out and NOC.sha256 in out
-    assert "energy_efficiency.csv" not in out
-
-
-@needs_data
-def test_cli_fetch_from_url_and_from_file(no_env, tmp_path, server, capsys):
-    shutil.copy(shared_file(NOC), server.root / NOC.filename)
+def test_fetch_from_a_file_and_from_a_file_url(no_env, tmp_path, monkeypatch):
     cache = tmp_path / "cache"
-    argv = ["fetch", "noc", "--url", server.url(NOC.filename), "--cache-dir", str(cache)]
-    assert D.main(argv) == 0
-    assert "noc: " in capsys.readouterr().out and (cache / NOC.filename).is_file()
+    monkeypatch.setitem(sys.modules, "pooch", None)  # a local copy needs no downloader
+    path = D.fetch("noc", cache_dir=cache, from_file=shared_file(NOC))
+    assert path == cache / NOC.filename and path.read_bytes() == shared_file(NOC).read_bytes()
     xlsx = tmp_path / "ENB2012_data.xlsx"  # the bare spreadsheet is accepted too
     xlsx.write_bytes(energy_xlsx_from_shared())
-    assert D.main(["fetch", "energy", "--from", str(xlsx), "--cache-dir", str(cache)]) == 0
+    assert D.fetch("energy", cache_dir=cache, from_file=xlsx) == cache / ENERGY.filename
     assert (cache / ENERGY.filename).read_bytes() == shared_file(ENERGY).read_bytes()
-    assert D.main(["info", "--cache-dir", str(cache)]) == 0
-    assert capsys.readouterr().out.count("status:  ok:") == 2
+    zipped_path = tmp_path / "energy+efficiency.zip"
+    zipped_path.write_bytes(zipped("ENB2012_data.xlsx", energy_xlsx_from_shared()))
+    D.fetch("energy", cache_dir=cache, url=zipped_path.resolve().as_uri(), force=True)
+    assert (cache / ENERGY.filename).read_bytes() == shared_file(ENERGY).read_bytes()
+    assert sorted(p.name for p in cache.iterdir()) == [ENERGY.filename, NOC.filename]
+    assert D.dataset_status("energy", cache_dir=cache) == f"ok: {cache / ENERGY.filename}"
 
 
-def test_cli_fetch_failure_and_usage_errors(no_env, tmp_path, capsys):
+def test_fetch_from_a_bad_file_saves_nothing(no_env, tmp_path):
     bad = tmp_path / "bad.csv"
     bad.write_text("nope")
-    assert D.main(["fetch", "noc", "--from", str(bad), "--cache-dir", str(tmp_path / "c")]) == 1
-    assert "fails the sha256 check" in capsys.readouterr().err
-    for argv in (["fetch", "nope"], ["fetch", "--url", "http://x/y"], ["info", "x"], []):
-        with pytest.raises(SystemExit) as exc:
-            D.main(argv)
-        assert exc.value.code == 2
+    cache = tmp_path / "c"
+    with pytest.raises(DataError) as err:
+        D.fetch("noc", cache_dir=cache, from_file=bad)
+    msg = str(err.value)
+    assert f"{bad} fails the sha256 check" in msg and "Nothing was saved" in msg
+    assert not cache.exists()
+    with pytest.raises(InvalidParameterError, match="from_file must be the path of an existing"):
+        D.fetch("noc", cache_dir=cache, from_file=tmp_path / "absent.csv")
+    with pytest.raises(InvalidParameterError, match="give url or from_file, not both"):
+        D.fetch("noc", cache_dir=cache, from_file=bad, url="http://x/y")
+    with pytest.raises(UnknownNameError, match="unknown data set 'nope'"):
+        D.fetch("nope")
 
 
-def test_module_runs_as_a_script(tmp_path):
-    env = {**os.environ, D.DATA_ENV_VAR: str(tmp_path), "PYTHONWARNINGS": "error::RuntimeWarning"}
-    proc = subprocess.run(
-        [sys.executable, "-m", "bandit_envs.data.datasets", "info", "noc"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
+@needs_data
+def test_dataset_status(no_env, tmp_path, monkeypatch):
+    assert D.dataset_status("noc", cache_dir=tmp_path).startswith(
+        "not usable: bandit_envs.data: the 'noc' data set (noc_CM_log.csv) is not available"
     )
-    assert proc.returncode == 0, proc.stderr
-    assert "noc_CM_log.csv is not in the folder" in proc.stdout
+    monkeypatch.setenv(D.DATA_ENV_VAR, _SHARED)
+    assert D.dataset_status("noc") == f"ok: {shared_file(NOC)}"
+    with pytest.raises(UnknownNameError):
+        D.dataset_status("nope")
+
+
+@needs_data
+def test_present_files_need_neither_optional_library(monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "pooch", None)
+    monkeypatch.setitem(sys.modules, "openpyxl", None)
+    x, _ = D.load_energy()
+    assert x.shape == (768, 8)
+    shutil.copy(shared_file(NOC), tmp_path / NOC.filename)
+    monkeypatch.delenv(D.DATA_ENV_VAR)
+    x, _ = D.load_noc(cache_dir=tmp_path)  # from the cache
+    assert x.shape == (259, 4)
+
+
+def test_a_download_without_pooch_names_the_extra(no_env, tmp_path, monkeypatch, server):
+    monkeypatch.setitem(sys.modules, "pooch", None)
+    with pytest.raises(DataError) as err:
+        D.load_noc(url=server.url(NOC.filename), cache_dir=tmp_path / "c")
+    msg = str(err.value)
+    assert "downloading the 'noc' data set (noc_CM_log.csv) needs the pooch package" in msg
+    assert 'pip install "bandit-envs[data]"' in msg and f"Download {NOC.url}" in msg
+    assert server.hits == [] and not (tmp_path / "c").exists()
+
+
+def test_a_conversion_without_openpyxl_names_the_extra(no_env, tmp_path, monkeypatch, server):
+    (server.root / "e.zip").write_bytes(zipped("ENB2012_data.xlsx", b"not read"))
+    monkeypatch.setitem(sys.modules, "openpyxl", None)
+    with pytest.raises(DataError, match=r'openpyxl package.*pip install "bandit-envs\[data\]"'):
+        D.load_energy(url=server.url("e.zip"), cache_dir=tmp_path / "c")
+    assert list((tmp_path / "c").iterdir()) == []
+
+
+@needs_data
+def test_downloads_are_size_capped(no_env, tmp_path, server, monkeypatch):
+    shutil.copy(shared_file(NOC), server.root / NOC.filename)
+    monkeypatch.setattr(_cache, "MAX_FILE_BYTES", 1000)
+    with pytest.raises(DataError, match="sent more than 1000 bytes; this is not the expected"):
+        D.load_noc(url=server.url(NOC.filename), cache_dir=tmp_path / "c")
+    assert list((tmp_path / "c").iterdir()) == []

@@ -174,7 +174,7 @@ def test_paper_literal_puts_an_arm_on_the_threshold_and_is_refused():
     text = str(err.value)
     assert text.startswith(
         "LinearEpsGood-Adaptive-v0 (paper_literal=True): the printed "
-        "construction (spec 002 §4.2 item 4) puts the last disturbing arm"
+        "construction (App. EC.12.1) puts the last disturbing arm"
     )
     assert (
         "exactly on the threshold X̃ = 1.010296768001436. AllEpsilonGood: arms 9 have means "

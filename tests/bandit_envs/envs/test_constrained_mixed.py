@@ -213,7 +213,7 @@ def test_l1_unknown_instance_lists_the_names():
         InvalidParameterError,
         match=re.escape(
             "ConstrainedMixed-L1-v0: instance must be one of ['A1r', 'A2r', 'A3r', 'H1r', "
-            "'H2r'] (spec 004 §4.5b reconstructions); got 'A4r'."
+            "'H2r'] (our reconstructions of the paper's Section 5 instances); got 'A4r'."
         ),
     ):
         gym.make("ConstrainedMixed-L1-v0", instance="A4r")
@@ -435,8 +435,8 @@ def test_assumption_1_violations_are_refused_with_the_reason():
         (
             "ConstrainedMixed-Custom-v0",
             {"known_arms": [0, 1, 2, 3, 4]},
-            "ConstrainedMixed-Custom-v0: at least one arm must be unknown (K0 >= 1, spec 004 "
-            "§2.1); "
+            "ConstrainedMixed-Custom-v0: at least one arm must be unknown (K0 >= 1: the budget "
+            "schedule of Tang et al. 2024, eq. 7, shares the pulls among the unknown arms); "
             "got known_arms [0, 1, 2, 3, 4] for 5 arms.",
         ),
         (
