@@ -26,8 +26,8 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
+from bandit_envs import data as datasets
 from bandit_envs.core.runner import EpisodeResult, run_episode
-from bandit_envs.data import datasets
 from bandit_envs.errors import (
     DataError,
     InvalidParameterError,
@@ -277,11 +277,6 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     return 1 if result.genuine_violations or crashed else 0
 
 
-def _dataset_status(name: str, cache_dir: str | None) -> str:
-    """``"ok: <path>"`` or ``"not usable: <why>"`` for data set ``name`` (never downloads)."""
-    return datasets._status(datasets.DATASETS[name], cache_dir)
-
-
 def _dataset_names(args: argparse.Namespace) -> list[str]:
     """The data sets named on the command line (default: all); a usage error for unknown ones."""
     names: list[str] = args.names or sorted(datasets.DATASETS)
@@ -297,13 +292,13 @@ def _cmd_data_info(args: argparse.Namespace) -> int:
     print(f"cache folder: {args.cache_dir or datasets.default_cache_dir()}")
     for name in names:
         ds = datasets.DATASETS[name]
-        print(f"\n{name}: {ds.filename} ({ds.n_rows} rows x {ds.n_columns} columns; {ds.spec})")
+        print(f"\n{name}: {ds.filename} ({ds.n_rows} rows x {ds.n_columns} columns; {ds.used_in})")
         print(f"  columns: {', '.join(ds.columns)} (first {ds.n_features} are features)")
         print(f"  source:  {ds.url}")
         print(f"  sha256:  {ds.sha256}")
         print(f"  cite:    {ds.citation}")
         print(f"  licence: {ds.licence}")
-        print(f"  status:  {_dataset_status(name, args.cache_dir)}")
+        print(f"  status:  {datasets.dataset_status(name, args.cache_dir)}")
     return 0
 
 
@@ -313,17 +308,21 @@ def _cmd_data_fetch(args: argparse.Namespace) -> int:
         args.usage_error("--from and --url need exactly one data set name")
     if args.source and args.url:
         args.usage_error("give --from or --url, not both")
-    url = args.url
+    source = None
     if args.source:
         source = Path(args.source).expanduser()
         if not source.is_file():
             args.usage_error(f"--from: no such file {source}")
-        url = source.resolve().as_uri()
     status = 0
     for name in names:
         try:
             path = datasets.fetch(
-                name, cache_dir=args.cache_dir, url=url, force=args.force, timeout=args.timeout
+                name,
+                cache_dir=args.cache_dir,
+                url=args.url,
+                from_file=source,
+                force=args.force,
+                timeout=args.timeout,
             )
         except (DataError, InvalidParameterError) as exc:
             print(str(exc), file=sys.stderr)

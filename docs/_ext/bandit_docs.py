@@ -206,8 +206,10 @@ def _is_private(dotted: str) -> bool:
 
 
 def _public_modules(package: str) -> list[str]:
-    """``package`` and its public modules, depth first (a private module's content is shown
-    through the package that re-exports it)."""
+    """``package`` and its public modules, depth first.
+
+    A private module's content is shown through the package that re-exports it.
+    """
     import importlib
     import pkgutil
 
@@ -221,8 +223,11 @@ def _public_modules(package: str) -> list[str]:
 
 
 def _api_directive(name: str) -> list[str]:
-    """``automodule`` for one module: its own members, and the names its ``__all__`` re-exports
-    from private modules (documented nowhere else)."""
+    """``automodule`` for one module.
+
+    A module shows its own members; a package the names its ``__all__`` re-exports from private
+    modules (documented nowhere else).
+    """
     import importlib
 
     module = importlib.import_module(name)

@@ -1,4 +1,6 @@
-"""Write ``docs/errors.md``, the table of refused inputs, from ``tests/integration/test_errors_table.py``.
+"""Write ``docs/errors.md``, the table of refused inputs, from the integration test of it.
+
+The test is ``tests/integration/test_errors_table.py``.
 
 The rows live in the test module (``CASES``), where each one is run and its exception and exact
 message checked; this script only renders them. ``--check`` exits with status 1 when the page

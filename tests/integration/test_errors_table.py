@@ -595,7 +595,8 @@ CASES: list[Case] = [
         "make",
         InvalidInstanceError,
         'gym.make("ConstrainedMixed-Custom-v0", rewards=[1.0, 1.0], costs=[[0.5, 0.5]])',
-        "ConstrainedMixed-Custom-v0: Assumption 1 fails (Tang et al. 2024, Sec. 4.1): the optimum (value 1, "
+        "ConstrainedMixed-Custom-v0: Assumption 1 fails (Tang et al. 2024, Sec. 4.1): the "
+        "optimum (value 1, "
         "basis {arm 0, slack 2 (constraint 0)}) is not unique: arm 1 has reduced cost 0 (not < "
         "0), so bringing it into the basis gives another optimal solution. Perturb the means "
         "so that the best mixed arm is unique. was raised from the environment creator for "

@@ -13,13 +13,12 @@ import os
 import subprocess
 import sys
 import threading
-import zipfile
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from bandit_envs.data import datasets as D
+import bandit_envs.data as D
 from registry.audit import audit_cells
 from registry.catalogue import compatibility_matrix
 from registry.cli import main
@@ -70,22 +69,15 @@ def served(tmp_path):
 
 def energy_spreadsheet() -> bytes:
     """The shared energy data as a one-sheet .xlsx laid out like UCI's (header X1..X8, Y1, Y2)."""
+    openpyxl = pytest.importorskip("openpyxl")
     x, y = D.read_energy_csv(shared_file(ENERGY))
-    header = [f"X{i}" for i in range(1, 9)] + ["Y1", "Y2"]
-
-    def cell(value):
-        if isinstance(value, str):
-            return f'<c t="inlineStr"><is><t>{value}</t></is></c>'
-        return f"<c><v>{value!r}</v></c>"
-
-    rows = [header] + np.hstack([x, y]).tolist()
-    body = "".join(f"<row>{''.join(cell(v) for v in row)}</row>" for row in rows)
-    ns = 'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"'
-    sheet = f'<?xml version="1.0"?><worksheet {ns}><sheetData>{body}</sheetData></worksheet>'
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.append([f"X{i}" for i in range(1, 9)] + ["Y1", "Y2"])
+    for row in np.hstack([x, y]).tolist():  # integral values as ints, as a spreadsheet has them
+        sheet.append([int(v) if v.is_integer() else v for v in row])
     buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-        zf.writestr("[Content_Types].xml", '<?xml version="1.0"?><Types/>')
-        zf.writestr("xl/worksheets/sheet1.xml", sheet)
+    book.save(buf)
     return buf.getvalue()
 
 

@@ -245,8 +245,8 @@ def ape_stop(
     ``M(i, j) + ε ≥ M̂(i, j) − β_ij + ε ≥ 0``: ``i`` is optimal (ε = 0) or ``μ_i + ε·1`` is
     dominated by no arm, so ``S(t)`` is ``S*`` (ε = 0) or an ε-Pareto set (Auer et al. 2016).
 
-    Cost ``O(K² d)`` time in row blocks of :data:`~bandit_envs.theory.pareto.BLOCK_ELEMENTS` pairs (no ``K × K``
-    array).
+    Cost ``O(K² d)`` time in row blocks of :data:`~bandit_envs.theory.pareto.BLOCK_ELEMENTS`
+    pairs (no ``K × K`` array).
 
     Args:
         means_hat: sample means, shape ``(K, d)``, finite.

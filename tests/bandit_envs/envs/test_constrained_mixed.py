@@ -322,14 +322,16 @@ def test_assumption_1_violations_are_refused_with_the_reason():
     with pytest.raises(
         InvalidInstanceError,
         match=re.escape(
-            "ConstrainedMixed-Custom-v0: Assumption 1 fails (Tang et al. 2024, Sec. 4.1): the optimum"
+            "ConstrainedMixed-Custom-v0: Assumption 1 fails (Tang et al. 2024, Sec. 4.1): the "
+            "optimum"
         ),
     ):
         gym.make("ConstrainedMixed-Custom-v0", rewards=[1.0, 1.0, 0.2], costs=[0.5, 0.5, 0.2])
     with pytest.raises(
         InvalidInstanceError,
         match=re.escape(
-            "ConstrainedMixed-Custom-v0: Assumption 1 fails (Tang et al. 2024, Sec. 4.1): the optimal "
+            "ConstrainedMixed-Custom-v0: Assumption 1 fails (Tang et al. 2024, Sec. 4.1): the "
+            "optimal "
             "solution has 1 non-zero coordinates (arm 0), not L + 1 = 2; a degenerate optimum"
         ),
     ):

@@ -1,4 +1,4 @@
-"""Misspecified linear math (bandit_envs.theory.misspecification), model and ids (spec 002 §1.6, §2.5)."""
+"""Misspecified linear math, model and ids (Li, Ma, Hua & Zhu 2025, Sec. 5)."""
 
 import re
 import warnings

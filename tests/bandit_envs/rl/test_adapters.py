@@ -1,4 +1,4 @@
-"""bandit_envs.rl.adapters: SB3-style policies as agents (PolicyAgent), agents as policies (AgentPolicy)."""
+"""SB3-style policies as agents (PolicyAgent) and agents as policies (AgentPolicy)."""
 
 import gymnasium as gym
 import numpy as np

@@ -1,4 +1,4 @@
-"""GLM math (bandit_envs.theory.glm), the GLM reward models and the LogisticEpsGood ids (spec 002 §1.7)."""
+"""GLM math, the GLM reward models and the LogisticEpsGood ids (Li, Ma, Hua & Zhu 2025, Sec. 6)."""
 
 import re
 import warnings

@@ -1,4 +1,4 @@
-"""Pareto dominance, PSI gaps and complexities: spec 000 §7 facts 9-16 (bandit_envs.theory.pareto)."""
+"""Pareto dominance, PSI gaps and complexities (Kone, Kaufmann & Richert, Sec. 2)."""
 
 from __future__ import annotations
 
