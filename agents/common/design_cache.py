@@ -9,12 +9,14 @@ up. A memo hit returns exactly what the solve would have returned, so results do
 the memo (``check_agent``'s reset and determinism checks hold).
 
 Also here: the helpers those agents share (memoised span coordinates, a pseudo-inverse on the
-range of a Gram matrix, and the least-squares estimator of a phase as one matrix).
+range of a Gram matrix, the least-squares estimator of a phase as one matrix, the leverages
+``‖z_i‖²_{V⁺}`` of a design and the exact value of a transductive design).
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Any
@@ -27,9 +29,11 @@ __all__ = [
     "DESIGNS",
     "DesignMemo",
     "array_key",
+    "leverages",
     "ols_estimator",
     "pinv_parts",
     "reduced_coordinates",
+    "xy_value",
 ]
 
 
@@ -105,7 +109,10 @@ DESIGNS = DesignMemo()
 
 
 def reduced_coordinates(features: np.ndarray) -> tuple[np.ndarray, bytes]:
-    """:func:`bandit_envs.theory.linalg.reduce_features` coordinates (memoised) and their memo key."""
+    """Coordinates in a basis of the span of ``features``, memoised, and their memo key.
+
+    The coordinates are those of :func:`bandit_envs.theory.linalg.reduce_features`.
+    """
 
     def compute() -> tuple[np.ndarray, bytes]:
         z = reduce_features(features)[0]
@@ -133,3 +140,48 @@ def ols_estimator(z: np.ndarray, counts: np.ndarray, rows: np.ndarray) -> np.nda
     est = (z[rows] @ vecs / vals) @ (vecs.T @ z.T)
     est.flags.writeable = False
     return est
+
+
+def leverages(z: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """``‖z_i‖²_{V⁺}`` for every row of ``z``, ``V = Σ_i counts_i z_i z_iᵀ``.
+
+    ``V⁺`` is the inverse on the range of ``V`` (= ``B(BᵀVB)⁻¹Bᵀ`` when the pulled rows span the
+    rows' span); a row outside that range gets ``+inf`` (its mean is not estimable). These are
+    the variances of the least-squares means of Kone, Kaufmann & Richert (2024), eq. (3), and the
+    G-optimal criterion ``max_i ‖z_i‖²_{V⁺}``.
+
+    Args:
+        z: row features, shape (n, r).
+        counts: pulls per row (or design weights), shape (n,), non-negative.
+    """
+    counts = np.asarray(counts, dtype=np.float64)
+    if not counts.any():
+        return np.full(z.shape[0], np.inf)
+    vecs, vals = pinv_parts((z.T * counts) @ z)
+    proj = z @ vecs
+    lev = (proj * proj / vals).sum(axis=1)
+    resid = np.linalg.norm(z - proj @ vecs.T, axis=1)
+    scale = max(float(np.max(np.abs(z))), 1.0)
+    lev[resid > 1e-9 * scale] = np.inf
+    return lev
+
+
+def xy_value(z: np.ndarray, weights: np.ndarray, targets: np.ndarray) -> float:
+    """``max_j ‖y_j‖²_{A(w)⁺}``, or ``inf`` if some ``y_j`` is outside the range of ``A(w)``.
+
+    ``A(w) = Σ_k w_k z_k z_kᵀ``; computed exactly (eigendecomposition), so that a design value
+    used by an agent (RAGE's ρ, LinFACT-XY's g_XY) is the value of the design it actually
+    rounds, not a solver's estimate.
+
+    Args:
+        z: arm coordinates, shape (K, r).
+        weights: the design, shape (K,).
+        targets: the directions ``y_j``, shape (J, r).
+    """
+    vecs, vals = pinv_parts((z.T * weights) @ z)
+    coords = targets @ vecs
+    resid = targets - coords @ vecs.T
+    scale = float(np.max(np.abs(z))) + float(np.max(np.abs(targets), initial=0.0))
+    if np.any(np.abs(resid) > 1e-9 * max(scale, 1.0)):
+        return math.inf
+    return float(np.max((coords * coords / vals).sum(axis=1), initial=0.0))

@@ -22,10 +22,14 @@ from collections.abc import Callable
 import numpy as np
 
 from agents.base import AgentCard, BaseAgent
-from agents.common.design_cache import DESIGNS, ols_estimator, reduced_coordinates
+from agents.common.design_cache import (
+    DESIGNS,
+    leverages,
+    ols_estimator,
+    reduced_coordinates,
+    xy_value,
+)
 from agents.common.phases import PhaseTracking
-from agents.linear_bai.rage import xy_value
-from agents.pareto.gege import leverages
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
 from bandit_envs.errors import InvalidParameterError
@@ -36,7 +40,7 @@ from bandit_envs.theory.design import (
     transductive_design,
 )
 
-__all__ = ["LinFACTG", "LinFACTXY", "classify"]
+__all__ = ["GOptimalRounds", "LinFACTBase", "LinFACTG", "LinFACTXY", "ceil_counts", "classify"]
 
 #: design weights at or below this (relative to their sum) are outside the support (spec 002
 #: §2.2: "threshold tiny π to 0 to avoid ceil(1e-15) = 1"); the same threshold as
@@ -88,7 +92,7 @@ def classify(
     return bad, new_good, bad | retire
 
 
-def _ceil(values: np.ndarray) -> np.ndarray:
+def ceil_counts(values: np.ndarray) -> np.ndarray:
     """``⌈x⌉`` as int64, blind to a relative round-off of 1e-12 above an integer.
 
     ``π(a)·T`` with ``π(a) = 1/8`` and ``T = 8k`` can come out as ``k + 4e-15``; the round-off of
@@ -151,7 +155,7 @@ def _xy_design(za: np.ndarray, tol: float) -> tuple[np.ndarray, float, int]:
     return w, val, rank
 
 
-class _LinFACT(PhaseTracking, BaseAgent):
+class LinFACTBase(PhaseTracking, BaseAgent):
     """The skeleton shared by the LinFACT agents (Algorithm 4; spec 002 §2.1, §2.8).
 
     Subclasses provide ``_design_key`` / ``_design`` (the round's design on the active arms) and
@@ -245,7 +249,7 @@ class _LinFACT(PhaseTracking, BaseAgent):
         # ε_r² floored: a noiseless run (σ = 0) that never stops reaches rounds where 4^{-r}
         # underflows; the counts are then one pull per support arm
         scale = self._sigma2 * 2.0 * factor / max(eps_r * eps_r, 1e-300) * log_term
-        counts = _ceil(np.minimum(scale * weights, MAX_ARM_SAMPLES))
+        counts = ceil_counts(np.minimum(scale * weights, MAX_ARM_SAMPLES))
         return np.where(weights > 0, np.maximum(counts, 1), 0)
 
     def _plan_phase(self) -> None:
@@ -384,7 +388,26 @@ class _LinFACT(PhaseTracking, BaseAgent):
         return frozenset(int(i) for i in np.flatnonzero(good))
 
 
-class LinFACTG(_LinFACT):
+class GOptimalRounds(LinFACTBase):
+    """LinFACT rounds sampled by the G-optimal design of the active arms (Algorithm 1, eq. 21).
+
+    The design of LinFACT-G, shared with the variants of :mod:`agents.eps_good.linfact_robust`;
+    subclasses define ``use_ambient_d`` and ``design_tol``.
+    """
+
+    def _design_key(self) -> tuple:
+        return ("LinFACT-G", float(self.design_tol))
+
+    def _design(self, za: np.ndarray) -> tuple[np.ndarray, float, int]:
+        return _g_design(za, float(self.design_tol))
+
+    def _factor(self, value: float, rank: int) -> float:
+        """The ``d`` of eq. 21/33/40: ``d_r`` (or the ambient d), or the design value if larger."""
+        d = float(self._ambient_d if self.use_ambient_d else rank)
+        return d if value <= d * (1.0 + 1e-9) else value
+
+
+class LinFACTG(GOptimalRounds):
     """LinFACT-G: G-optimal sampling (Li et al., Algorithms 1, 3, 4; spec 002 §2.1–§2.4).
 
     Round ``r = 1, 2, …`` with confidence radius ``C_{δ/K}(r) = ε_r = 2^{-r}``:
@@ -450,21 +473,14 @@ class LinFACTG(_LinFACT):
             )
         self._check_float("design_tol", lambda v: 0 < v < 1, "a float in the open interval (0, 1)")
 
-    def _design_key(self) -> tuple:
-        return ("LinFACT-G", float(self.design_tol))
-
-    def _design(self, za: np.ndarray) -> tuple[np.ndarray, float, int]:
-        return _g_design(za, float(self.design_tol))
-
     def _counts(
         self, r: int, weights: np.ndarray, value: float, rank: int
     ) -> tuple[np.ndarray, float]:
-        d = float(self._ambient_d if self.use_ambient_d else rank)
-        factor = d if value <= d * (1.0 + 1e-9) else value
+        factor = self._factor(value, rank)
         return self._g_counts(r, weights, factor), factor
 
 
-class LinFACTXY(_LinFACT):
+class LinFACTXY(LinFACTBase):
     """LinFACT-XY: XY-optimal sampling (Li et al., Algorithms 2, 3, 4; spec 002 §2.1, §2.3, §2.4).
 
     As :class:`LinFACTG` except for the design and the counts of a round ``r``:
@@ -548,5 +564,5 @@ class LinFACTXY(_LinFACT):
             q = math.ceil(int(support.sum()) * (1.0 + slack) / slack)
             counts = round_design(weights, max(total, q, int(support.sum())), support_tol=0.0)
         else:
-            counts = np.where(support, np.maximum(_ceil(weights * total), 1), 0)
+            counts = np.where(support, np.maximum(ceil_counts(weights * total), 1), 0)
         return counts, value

@@ -20,7 +20,7 @@ import math
 import numpy as np
 
 from agents.base import AgentCard, Heuristic
-from agents.eps_good.linfact import _ceil, _g_design, _LinFACT
+from agents.eps_good.linfact import GOptimalRounds, ceil_counts
 from bandit_envs.core.problem import ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
 from bandit_envs.errors import InvalidParameterError
@@ -37,20 +37,7 @@ ESTIMATORS = ("ols", "orthogonal")
 USE_FEATURES = ("always", "when_cheaper", "never")
 
 
-class _GRounds(_LinFACT):
-    """G-optimal rounds (Algorithm 1's design) with the ``use_ambient_d`` choice of LinFACT-G."""
-
-    def _design_key(self) -> tuple:
-        return ("LinFACT-G", float(self.design_tol))
-
-    def _design(self, za: np.ndarray) -> tuple[np.ndarray, float, int]:
-        return _g_design(za, float(self.design_tol))
-
-    def _factor(self, value: float, rank: int) -> float:
-        """The ``d`` of eq. 21/33/40: ``d_r`` (or the ambient d), or the design value if larger."""
-        d = float(self._ambient_d if self.use_ambient_d else rank)
-        return d if value <= d * (1.0 + 1e-9) else value
-
+class _GRounds(GOptimalRounds):
     def _check_common(self) -> None:
         if not isinstance(self.use_ambient_d, (bool, np.bool_)):
             raise InvalidParameterError(
@@ -220,13 +207,13 @@ class LinFACTMIS(_GRounds):
         # eq. 33: ⌈8 d π(a) ε^{-2} (d log 6 + log(K r(r+1)/δ))⌉, times σ²
         log_term = factor * math.log(6.0) + math.log(self.n_arms * r * (r + 1) / self.spec.delta)
         scale = self._sigma2 * 8.0 * factor / max(accuracy * accuracy, _TINY) * log_term
-        counts = _ceil(np.minimum(scale * weights, 2.0**50))
+        counts = ceil_counts(np.minimum(scale * weights, 2.0**50))
         return np.where(weights > 0, np.maximum(counts, 1), 0)
 
     def _unstructured_counts(self, r: int, accuracy: float) -> np.ndarray:
         log_term = math.log(2.0 * self.n_arms * r * (r + 1) / self.spec.delta)
         raw = self._sigma2 * 2.0 / max(accuracy * accuracy, _TINY) * log_term
-        per_arm = _ceil(np.array([min(raw, 2.0**50)]))
+        per_arm = ceil_counts(np.array([min(raw, 2.0**50)]))
         return np.full(self._active.size, max(int(per_arm[0]), 1), dtype=np.int64)
 
     def _allocate(self, r: int) -> tuple[np.ndarray, dict]:

@@ -14,7 +14,13 @@ from typing import NamedTuple
 import numpy as np
 
 from agents.base import AgentCard, BaseAgent
-from agents.common.design_cache import DESIGNS, ols_estimator, pinv_parts, reduced_coordinates
+from agents.common.design_cache import (
+    DESIGNS,
+    ols_estimator,
+    pinv_parts,
+    reduced_coordinates,
+    xy_value,
+)
 from agents.common.phases import PhaseTracking
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
@@ -27,6 +33,8 @@ from bandit_envs.theory.design import (
     xy_pair_value,
 )
 
+# xy_value lives in agents.common.design_cache; it stays importable from here, where it was first
+# defined (bandit_envs.theory.design and its tests refer to it as agents.linear_bai.rage.xy_value).
 __all__ = ["RAGE", "xy_value"]
 
 #: weights at or below this (after normalisation) are outside a design's support; the same
@@ -43,26 +51,6 @@ MAX_PHASE_SAMPLES = 2**53
 #: ρ the blocked :func:`bandit_envs.theory.design.xy_pair_value`, and its phase estimator is kept as
 #: two factors (:class:`_FactoredEstimator`) instead of an ``|active| × K`` matrix.
 DENSE_MAX_PAIRS = 4950
-
-
-def xy_value(z: np.ndarray, weights: np.ndarray, targets: np.ndarray) -> float:
-    """``max_j ‖y_j‖²_{A(w)⁺}``, or ``inf`` if some ``y_j`` is outside the range of ``A(w)``.
-
-    ``A(w) = Σ_k w_k z_k z_kᵀ``; computed exactly (eigendecomposition), so that ρ_m used by
-    :class:`RAGE` is the value of the design it actually rounds, not a solver's estimate.
-
-    Args:
-        z: arm coordinates, shape (K, r).
-        weights: the design, shape (K,).
-        targets: the directions ``y_j``, shape (J, r).
-    """
-    vecs, vals = pinv_parts((z.T * weights) @ z)
-    coords = targets @ vecs
-    resid = targets - coords @ vecs.T
-    scale = float(np.max(np.abs(z))) + float(np.max(np.abs(targets), initial=0.0))
-    if np.any(np.abs(resid) > 1e-9 * max(scale, 1.0)):
-        return math.inf
-    return float(np.max((coords * coords / vals).sum(axis=1), initial=0.0))
 
 
 def _is_large(active: np.ndarray) -> bool:

@@ -13,7 +13,8 @@ import math
 import numpy as np
 
 from agents.base import AgentCard, BaseAgent, Heuristic
-from agents.common.design_cache import DESIGNS, pinv_parts, reduced_coordinates
+from agents.common.classification import ClassificationBook, halving_keep
+from agents.common.design_cache import DESIGNS, leverages, pinv_parts, reduced_coordinates
 from agents.common.phases import PhaseTracking
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
@@ -21,7 +22,7 @@ from bandit_envs.errors import InvalidParameterError
 from bandit_envs.theory.design import g_optimal_design, round_design
 from bandit_envs.theory.pareto import empirical_gaps, pareto_mask
 
-__all__ = ["GEGE", "halving_keep", "opt_allocation", "leverages"]
+__all__ = ["GEGE", "opt_allocation"]
 
 #: weights at or below this (after normalisation) are outside a design's support (the same
 #: threshold as :func:`bandit_envs.theory.design.round_design`).
@@ -35,28 +36,6 @@ MAX_PHASE_SAMPLES = 2**53
 
 #: most single-pull exchanges tried when a rounded allocation misses the (1 + 6κ) h_S / N bound.
 MAX_EXCHANGES = 1000
-
-
-def leverages(z: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """``‖z_i‖²_{V⁺}`` for every row of ``z``, ``V = Σ_i counts_i z_i z_iᵀ`` (spec 000 §2, eq. (3)).
-
-    ``V⁺`` is the inverse on the range of ``V`` (= ``B(BᵀVB)⁻¹Bᵀ`` when the pulled rows span the
-    rows' span); a row outside that range gets ``+inf`` (its mean is not estimable).
-
-    Args:
-        z: row features, shape (n, r).
-        counts: pulls per row, shape (n,), non-negative.
-    """
-    counts = np.asarray(counts, dtype=np.float64)
-    if not counts.any():
-        return np.full(z.shape[0], np.inf)
-    vecs, vals = pinv_parts((z.T * counts) @ z)
-    proj = z @ vecs
-    lev = (proj * proj / vals).sum(axis=1)
-    resid = np.linalg.norm(z - proj @ vecs.T, axis=1)
-    scale = max(float(np.max(np.abs(z))), 1.0)
-    lev[resid > 1e-9 * scale] = np.inf
-    return lev
 
 
 def _exchange(z: np.ndarray, counts: np.ndarray, bound: float) -> np.ndarray:
@@ -135,22 +114,6 @@ def _design(z: np.ndarray, tol: float) -> tuple[np.ndarray, int]:
     w = result.weights.copy()
     w.flags.writeable = False
     return w, int(round(result.lower_bound))
-
-
-def halving_keep(gaps: np.ndarray, pareto: np.ndarray, n_keep: int) -> np.ndarray:
-    """Positions of the ``n_keep`` smallest empirical gaps (Kone et al., Alg. 2, line 6).
-
-    Ties are broken in favour of empirically optimal arms (spec 000 §3.5: the proof needs that
-    an arm of ``S_r`` is never removed while an empirically sub-optimal arm with an equal gap is
-    kept), then by position. Returns the kept positions in increasing order.
-
-    Args:
-        gaps: empirical gaps ``Δ̂_{i,r}``, shape (n,).
-        pareto: the empirical Pareto mask ``i ∈ S_r``, shape (n,).
-        n_keep: how many to keep (``⌈h / 2^r⌉``).
-    """
-    order = np.lexsort((~np.asarray(pareto, dtype=bool), np.asarray(gaps, dtype=np.float64)))
-    return np.sort(order[:n_keep])
 
 
 class GEGE(PhaseTracking, BaseAgent):
@@ -278,9 +241,7 @@ class GEGE(PhaseTracking, BaseAgent):
                     f"{self.name}: the budget must be at least the number of rounds "
                     f"⌈log2 h⌉ = {self._rounds} (h = {self._h}); got {spec.budget!r}."
                 )
-        self._active = np.arange(k)
-        self._accepted: list[int] = []
-        self._rejected: list[int] = []
+        self._book = ClassificationBook(k)
         self._round = 0
         self._start_phases(k, self._d)
         self._last_pareto: np.ndarray | None = None
@@ -303,7 +264,7 @@ class GEGE(PhaseTracking, BaseAgent):
                 * self._sigma2
                 * rank
                 / eps**2
-                * math.log(2.0 * self._d * self._active.size / delta_r)
+                * math.log(2.0 * self._d * self._book.active.size / delta_r)
             )
             n_stat = math.ceil(min(stat, MAX_PHASE_SAMPLES))
             n = max(n_stat, math.ceil(20.0 * rank / eps**2))
@@ -314,7 +275,7 @@ class GEGE(PhaseTracking, BaseAgent):
     def _plan_phase(self) -> None:
         """``OptEstimator`` steps 1–3 for the next round: design, ``N_r``, rounded allocation."""
         r = self._round + 1
-        active = self._active
+        active = self._book.active
         za = self._z[active]
         tol = float(self.design_tol)
         weights, rank = DESIGNS.get(
@@ -348,12 +309,12 @@ class GEGE(PhaseTracking, BaseAgent):
         vecs, vals = pinv_parts((zp.T * self._pcounts[pulled]) @ zp)
         b = vecs.T @ (zp.T @ self._psums[pulled])
         theta = vecs @ (b / vals[:, None])
-        return self._z[self._active] @ theta
+        return self._z[self._book.active] @ theta
 
     def _finish_phase(self) -> None:
         """Gaps, ``S_r`` and the round's classification (Alg. 2 lines 5–8 / Alg. 3 lines 6–8)."""
         r = self._plan["round"]
-        active = self._active
+        active = self._book.active
         means = self._estimate()
         result = empirical_gaps(means)
         gaps, pareto = result.gaps, result.pareto
@@ -369,8 +330,6 @@ class GEGE(PhaseTracking, BaseAgent):
             acc = pareto & (gaps >= eps)
             rej = ~pareto & (gaps >= eps / 2.0)
             keep = ~(acc | rej)
-        self._accepted = sorted(self._accepted + active[acc].tolist())
-        self._rejected = sorted(self._rejected + active[rej].tolist())
         self.phase_history.append(
             {
                 **self._plan,
@@ -384,18 +343,18 @@ class GEGE(PhaseTracking, BaseAgent):
             }
         )
         self._last_pareto = pareto[keep]
-        self._active = active[keep]
+        self._book.settle(acc, rej)  # the active arms are now active[keep]
         self._round = r
         self._planned = False
 
     @property
     def done(self) -> bool:
         """Whether the algorithm has finished (no round left to run)."""
-        if not hasattr(self, "_active"):
+        if not hasattr(self, "_book"):
             return False
         if self._fb:
             return self._round >= self._rounds
-        if self._active.size <= 1:
+        if self._book.active.size <= 1:
             return True
         next_eps = 2.0 ** (-(self._round + 2))
         return self._eps_task > 0 and next_eps <= self._eps_task / 4.0
@@ -405,12 +364,12 @@ class GEGE(PhaseTracking, BaseAgent):
     @property
     def accepted(self) -> list[int]:
         """Arms classified Pareto-optimal so far (``B_r``)."""
-        return list(self._accepted)
+        return self._book.accepted
 
     @property
     def rejected(self) -> list[int]:
         """Arms classified sub-optimal so far (``D_r``)."""
-        return list(self._rejected)
+        return self._book.rejected
 
     def recommend(self) -> Answer:
         """``B ∪ A`` once finished; before that, ``B`` plus the active arms estimated optimal.
@@ -420,7 +379,7 @@ class GEGE(PhaseTracking, BaseAgent):
         at all — every active arm.
         """
         self._require_reset("recommend")
-        active = self._active
+        active = self._book.active
         if self.done:
             chosen = active
         elif self._last_pareto is not None:
@@ -429,4 +388,4 @@ class GEGE(PhaseTracking, BaseAgent):
             chosen = active[pareto_mask(self._estimate())]
         else:
             chosen = active
-        return frozenset(int(i) for i in self._accepted) | frozenset(int(i) for i in chosen)
+        return self._book.answer(chosen)

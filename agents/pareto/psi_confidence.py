@@ -19,6 +19,7 @@ import math
 import numpy as np
 
 from agents.base import AgentCard, BaseAgent, Heuristic
+from agents.common.classification import ClassificationBook
 from agents.common.phases import PhaseTracking
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
@@ -503,26 +504,24 @@ class _Rounds(PhaseTracking, BaseAgent):
     """Rounds of one pull per active arm, then a classification step (Racing, PAL).
 
     Subclasses implement ``_classify()`` (called at the end of every round with ``counts`` and
-    ``sums`` up to date) which updates ``_active`` (sorted arm indices) and ``_accepted``.
+    ``sums`` up to date), which rejects and accepts arms in the book ``_book``.
     """
 
     def _start(self) -> None:
         k = self.spec.n_arms
-        self._active = np.arange(k)
-        self._accepted: list[int] = []
-        self._rejected: list[int] = []
+        self._book = ClassificationBook(k)
         self._round = 0
         self._start_phases(k, int(self.spec.outcome_dim))
 
     @property
     def done(self) -> bool:
         """Whether every arm is classified (no active arm left)."""
-        return hasattr(self, "_active") and self._active.size == 0
+        return hasattr(self, "_book") and self._book.active.size == 0
 
     def _plan_phase(self) -> None:
         self._remaining = np.zeros(self.n_arms, dtype=np.int64)
-        self._remaining[self._active] = 1
-        self._left = int(self._active.size)
+        self._remaining[self._book.active] = 1
+        self._left = int(self._book.active.size)
         self._cursor = 0
         self._planned = True
 
@@ -535,22 +534,19 @@ class _Rounds(PhaseTracking, BaseAgent):
         raise NotImplementedError
 
     def _apply(self, remove: np.ndarray, accept: np.ndarray) -> None:
-        """Remove ``remove`` (positions in ``_active``), then accept ``accept`` (in the rest)."""
-        active = self._active
-        self._rejected = sorted(self._rejected + active[remove].tolist())
-        active = active[~remove]
-        self._accepted = sorted(self._accepted + active[accept].tolist())
-        self._active = active[~accept]
+        """Reject ``remove`` (positions among the active arms), then accept ``accept`` (in the rest)."""
+        self._book.reject(remove)
+        self._book.accept(accept)
 
     @property
     def accepted(self) -> list[int]:
         """Arms classified Pareto-optimal so far."""
-        return list(self._accepted)
+        return self._book.accepted
 
     @property
     def rejected(self) -> list[int]:
         """Arms discarded as dominated so far."""
-        return list(self._rejected)
+        return self._book.rejected
 
     def _active_means(self) -> np.ndarray:
         raise NotImplementedError
@@ -561,10 +557,10 @@ class _Rounds(PhaseTracking, BaseAgent):
         Before the first round ends: every arm.
         """
         self._require_reset("recommend")
-        active = self._active
+        active = self._book.active
         if active.size and self._round > 0:
             active = active[pareto_mask(self._active_means())]
-        return frozenset(self._accepted) | frozenset(int(i) for i in active)
+        return self._book.answer(active)
 
 
 def _accept_sets(big_m: np.ndarray, width: np.ndarray) -> np.ndarray:
@@ -638,7 +634,8 @@ class Racing(_Rounds):
         self._start()
 
     def _active_means(self) -> np.ndarray:
-        return self.sums[self._active] / self.counts[self._active, None]
+        active = self._book.active
+        return self.sums[active] / self.counts[active, None]
 
     def _classify(self) -> None:
         spec = self.spec
@@ -733,7 +730,7 @@ class PAL(_Rounds):
         self._theta = np.zeros((self._z.shape[1], int(spec.outcome_dim)))
 
     def _active_means(self) -> np.ndarray:
-        return self._z[self._active] @ self._theta
+        return self._z[self._book.active] @ self._theta
 
     def _classify(self) -> None:
         spec = self.spec
@@ -747,7 +744,7 @@ class PAL(_Rounds):
             spec.n_arms * int(spec.outcome_dim) * math.pi**2 * t * t / (6.0 * float(spec.delta))
         )
         b_t = log_term / 5.0 if self.constants == "practical" else 2.0 * self._sig**2 * log_term
-        za = z[self._active]
+        za = z[self._book.active]
         lev = np.maximum(np.einsum("ij,jk,ik->i", za, inv, za), 0.0)
         beta = np.sqrt(b_t * lev)
         big_m = dominance_margins(self._active_means())

@@ -21,8 +21,8 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import AgentCard, BaseAgent, Heuristic
+from agents.common.classification import ClassificationBook, halving_keep
 from agents.common.phases import PhaseTracking
-from agents.pareto.gege import halving_keep
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
 from bandit_envs.errors import InvalidParameterError
@@ -76,9 +76,7 @@ class _SampleMeanPhases(PhaseTracking, BaseAgent):
     def _start(self, spec: ProblemSpec) -> None:
         k = spec.n_arms
         self._d = int(spec.outcome_dim)
-        self._active = np.arange(k)
-        self._accepted: list[int] = []
-        self._rejected: list[int] = []
+        self._book = ClassificationBook(k)
         self._round = 0
         self._start_phases(k, self._d)
         self.phase_history: list[dict] = []
@@ -98,24 +96,19 @@ class _SampleMeanPhases(PhaseTracking, BaseAgent):
         counts, sums = (self._pcounts, self._psums) if forget else (self.counts, self.sums)
         return sums[arms] / counts[arms][:, None]
 
-    def _classify(self, active: np.ndarray, acc: np.ndarray, rej: np.ndarray) -> None:
-        self._accepted = sorted(self._accepted + active[acc].tolist())
-        self._rejected = sorted(self._rejected + active[rej].tolist())
-        self._active = active[~(acc | rej)]
-
     @property
     def accepted(self) -> list[int]:
         """Arms classified Pareto-optimal so far."""
-        return list(self._accepted)
+        return self._book.accepted
 
     @property
     def rejected(self) -> list[int]:
         """Arms classified sub-optimal so far."""
-        return list(self._rejected)
+        return self._book.rejected
 
     def _interim(self) -> np.ndarray:
         """Active arms estimated optimal from all their data (an interrupted episode's answer)."""
-        active = self._active
+        active = self._book.active
         pulled = self.counts[active] > 0
         if not pulled.any():
             return active
@@ -201,7 +194,7 @@ class EGESH(_SampleMeanPhases):
         return hasattr(self, "_rounds") and self._round >= self._rounds
 
     def _plan_phase(self) -> None:
-        active = self._active
+        active = self._book.active
         per = self.spec.budget // (active.size * self._rounds)
         alloc = np.zeros(self.n_arms, dtype=np.int64)
         alloc[active] = per
@@ -216,7 +209,7 @@ class EGESH(_SampleMeanPhases):
         )
 
     def _finish_phase(self) -> None:
-        active = self._active
+        active = self._book.active
         means = self._means(active, forget=bool(self.forget))
         result = empirical_gaps(means)
         keep = np.zeros(active.size, dtype=bool)
@@ -233,15 +226,15 @@ class EGESH(_SampleMeanPhases):
                 "survivors": active[keep].tolist(),
             }
         )
-        self._classify(active, acc, rej)
+        self._book.settle(acc, rej)
         self._round += 1
         self._planned = False
 
     def recommend(self) -> Answer:
         """Accepted arms plus the active ones (one survivor once finished)."""
         self._require_reset("recommend")
-        chosen = self._active if self.done else self._interim()
-        return frozenset(int(i) for i in self._accepted) | frozenset(int(i) for i in chosen)
+        chosen = self._book.active if self.done else self._interim()
+        return self._book.answer(chosen)
 
 
 class EGESR(_SampleMeanPhases):
@@ -299,8 +292,7 @@ class EGESR(_SampleMeanPhases):
         )
         self._start(spec)
         if k == 1:
-            self._accepted = [0]
-            self._active = np.zeros(0, dtype=np.int64)
+            self._book.accept(np.ones(1, dtype=bool))
 
     @property
     def done(self) -> bool:
@@ -312,7 +304,7 @@ class EGESR(_SampleMeanPhases):
         return int(self.schedule[phase - 1]) - prev
 
     def _plan_phase(self) -> None:
-        active = self._active
+        active = self._book.active
         per = self._increment(self._round + 1)
         alloc = np.zeros(self.n_arms, dtype=np.int64)
         alloc[active] = per
@@ -334,7 +326,7 @@ class EGESR(_SampleMeanPhases):
             self._plan_phase()  # a phase without new pulls: decide at once
 
     def _decide(self) -> None:
-        active = self._active
+        active = self._book.active
         means = self._means(active)
         result = empirical_gaps(means)
         gaps, pareto = result.gaps, result.pareto
@@ -359,15 +351,15 @@ class EGESR(_SampleMeanPhases):
                 "survivors": active[~(acc | rej)].tolist(),
             }
         )
-        self._classify(active, acc, rej)
+        self._book.settle(acc, rej)
         self._round += 1
         self._planned = False
 
     def recommend(self) -> Answer:
         """The accepted set once finished; before that, accepted plus estimated-optimal active."""
         self._require_reset("recommend")
-        chosen = self._active if self.done else self._interim()
-        return frozenset(int(i) for i in self._accepted) | frozenset(int(i) for i in chosen)
+        chosen = self._book.active if self.done else self._interim()
+        return self._book.answer(chosen)
 
 
 class PSIUniform(_SampleMeanPhases):

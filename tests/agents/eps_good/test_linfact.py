@@ -14,9 +14,8 @@ import numpy as np
 import pytest
 
 from agents import check_agent
+from agents.common.design_cache import leverages, xy_value
 from agents.eps_good.linfact import LinFACTG, LinFACTXY, classify
-from agents.linear_bai.rage import xy_value
-from agents.pareto.gege import leverages
 from bandit_envs import run_episode
 from bandit_envs.core.env import PureExplorationEnv
 from bandit_envs.core.models import LinearGaussian

@@ -9,8 +9,8 @@ from scipy import stats
 
 import bandit_envs  # noqa: F401
 from agents import check_agent
-from agents.common.design_cache import DESIGNS
-from agents.linear_bai.rage import RAGE, xy_value
+from agents.common.design_cache import DESIGNS, xy_value
+from agents.linear_bai.rage import RAGE
 from bandit_envs import run_episode
 from bandit_envs.envs.linear_best_arm import soare_features
 from bandit_envs.errors import IncompatibleAgentError, InvalidParameterError

@@ -12,7 +12,9 @@ from conftest import skip_without_data
 
 import bandit_envs  # noqa: F401  (registers the ids)
 from agents.checks import check_agent
-from agents.pareto.gege import GEGE, halving_keep, leverages, opt_allocation
+from agents.common.classification import halving_keep
+from agents.common.design_cache import leverages
+from agents.pareto.gege import GEGE, opt_allocation
 from bandit_envs import run_episode
 from bandit_envs.errors import IncompatibleAgentError, InvalidParameterError
 from bandit_envs.theory.design import g_optimal_design
