@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import AgentCard, BaseAgent
+from agents.common.params import Choice
 from agents.common.phases import PhaseTracking
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
@@ -80,14 +81,6 @@ def sfsr_schedule(budget: int, n_arms: int, n_unknown: int, n_constraints: int) 
     # exactly-integral ratio (rounded up by one ulp) from gaining a pull.
     ratio = (budget - n_unknown) / (psi(n_unknown, n_constraints) * (n_arms + 1 - k))
     return np.ceil(ratio * (1.0 - 1e-12)).astype(np.int64)
-
-
-def _check_choice(value: object, name: str, choices: tuple[str, ...], who: str) -> str:
-    if value not in choices:
-        raise InvalidParameterError(
-            f"{who}: {name} must be one of {', '.join(repr(c) for c in choices)}; got {value!r}."
-        )
-    return str(value)
 
 
 class _ConstrainedAgent(BaseAgent):
@@ -175,6 +168,12 @@ class SFSR(PhaseTracking, _ConstrainedAgent):
         paper="Tang, Jain, Nayyar & Nuzzo 2024 (arXiv 2405.15090), Alg. 1, eq. 6",
     )
 
+    parameters = {
+        "score": Choice(*SCORES),
+        "tie_break": Choice(*TIE_BREAKS),
+        "dual": Choice(*DUALS),
+    }
+
     def __init__(self, score: str = "iv", tie_break: str = "random", dual: str = "basis") -> None:
         self.score = score
         self.tie_break = tie_break
@@ -184,9 +183,6 @@ class SFSR(PhaseTracking, _ConstrainedAgent):
 
     def _on_reset(self, spec: ProblemSpec) -> None:
         who = self.name
-        _check_choice(self.score, "score", SCORES, who)
-        _check_choice(self.tie_break, "tie_break", TIE_BREAKS, who)
-        _check_choice(self.dual, "dual", DUALS, who)
         self._setup_lp(spec)
         if spec.budget <= self._n_unknown:
             raise InvalidParameterError(
@@ -312,6 +308,8 @@ class SFSRL(SFSR):
         summary="SFSR-L: SFSR removing the most negative reduced cost at the empirical LP dual (no guarantee; fails on the Appendix-A construction)",
         paper="Tang, Jain, Nayyar & Nuzzo 2024 (arXiv 2405.15090), eq. 8",
     )
+
+    parameters = {"tie_break": Choice(*TIE_BREAKS), "dual": Choice(*DUALS)}
 
     def __init__(self, tie_break: str = "random", dual: str = "basis") -> None:
         super().__init__(score="lagrangian", tie_break=tie_break, dual=dual)

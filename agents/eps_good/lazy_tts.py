@@ -17,13 +17,12 @@ statistic (spec 002 §1.9).
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 
 from agents.base import AgentCard, Heuristic
-from agents.common.params import is_number
-from agents.linear_bai.track_and_stop import LinearTrackAndStop
+from agents.common.params import Choice, Is, Real, is_number
+from agents.linear_bai.track_and_stop import THRESHOLDS, TRACKING_PARAMETERS, LinearTrackAndStop
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
 from bandit_envs.core.tasks import AllEpsilonGood
@@ -188,6 +187,11 @@ class LazyTTS(LinearTrackAndStop):
         batch=False,
     )
     _beta_param = "glr_threshold"
+    parameters = {
+        "threshold": Is(None) | Choice("hint") | Real(),
+        "glr_threshold": Choice(*THRESHOLDS) | Real(gt=0),
+        **TRACKING_PARAMETERS,
+    }
 
     def __init__(
         self,
@@ -221,12 +225,11 @@ class LazyTTS(LinearTrackAndStop):
                     "none. Pass threshold=<tau> or threshold=None."
                 )
             tau = float(spec.extras["threshold_hint"])
-        if tau is not None and (
-            isinstance(tau, bool) or not isinstance(tau, numbers.Real) or not math.isfinite(tau)
-        ):
-            raise InvalidParameterError(
-                f"{self.name}: threshold must be None, 'hint' or a finite number; got {tau!r}."
-            )
+            if not math.isfinite(tau):
+                raise InvalidParameterError(
+                    f"{self.name}: the problem's extras['threshold_hint'] must be a finite "
+                    f"number; got {tau!r}."
+                )
         super()._on_reset(spec)
         self._tau = None if tau is None else float(tau)
         self._eps = float(spec.epsilon) if spec.epsilon is not None else 0.0

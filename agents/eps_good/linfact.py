@@ -29,6 +29,7 @@ from agents.common.design_cache import (
     reduced_coordinates,
     xy_value,
 )
+from agents.common.params import Boolean, Real
 from agents.common.phases import PhaseTracking
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
@@ -46,6 +47,9 @@ __all__ = ["GOptimalRounds", "LinFACTBase", "LinFACTG", "LinFACTXY", "ceil_count
 #: §2.2: "threshold tiny π to 0 to avoid ceil(1e-15) = 1"); the same threshold as
 #: :func:`bandit_envs.theory.design.round_design`.
 SUPPORT_TOL = 1e-12
+
+#: the constraint of every LinFACT agent's ``design_tol`` (a relative tolerance of the solver).
+DESIGN_TOL = Real(gt=0, lt=1)
 
 #: cap on the pulls of one arm in one round: keeps int64 counts far from overflowing (a round
 #: that large is cut short by the environment's ``max_samples`` anyway).
@@ -184,22 +188,7 @@ class LinFACTBase(PhaseTracking, BaseAgent):
 
     # ------------------------------------------------------------------ episode set-up
 
-    def _check_float(self, name: str, ok: Callable[[float], bool], what: str) -> float:
-        value = getattr(self, name)
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, (int, float))
-            or not math.isfinite(value)
-            or not ok(value)
-        ):
-            raise InvalidParameterError(f"{self.name}: {name} must be {what}; got {value!r}.")
-        return float(value)
-
-    def _check_params(self) -> None:
-        """Validate the subclass's hyper-parameters (called first thing at reset)."""
-
     def _on_reset(self, spec: ProblemSpec) -> None:
-        self._check_params()
         eps = spec.epsilon
         if eps is None or not math.isfinite(eps) or eps <= 0:
             raise InvalidParameterError(
@@ -462,16 +451,11 @@ class LinFACTG(GOptimalRounds):
         paper="Li, Ma, Hua & Zhu 2025 (arXiv 2510.00073), Alg. 1, 3, 4",
     )
 
+    parameters = {"use_ambient_d": Boolean(), "design_tol": DESIGN_TOL}
+
     def __init__(self, use_ambient_d: bool = False, design_tol: float = 1e-6) -> None:
         self.use_ambient_d = use_ambient_d
         self.design_tol = design_tol
-
-    def _check_params(self) -> None:
-        if not isinstance(self.use_ambient_d, (bool, np.bool_)):
-            raise InvalidParameterError(
-                f"{self.name}: use_ambient_d must be True or False; got {self.use_ambient_d!r}."
-            )
-        self._check_float("design_tol", lambda v: 0 < v < 1, "a float in the open interval (0, 1)")
 
     def _counts(
         self, r: int, weights: np.ndarray, value: float, rank: int
@@ -531,13 +515,11 @@ class LinFACTXY(LinFACTBase):
         paper="Li, Ma, Hua & Zhu 2025 (arXiv 2510.00073), Alg. 2, 3, 4",
     )
 
+    parameters = {"rounding_slack": Real(ge=0), "design_tol": DESIGN_TOL}
+
     def __init__(self, rounding_slack: float = 0.0, design_tol: float = 1e-3) -> None:
         self.rounding_slack = rounding_slack
         self.design_tol = design_tol
-
-    def _check_params(self) -> None:
-        self._check_float("rounding_slack", lambda v: v >= 0, "a finite float >= 0")
-        self._check_float("design_tol", lambda v: 0 < v < 1, "a float in the open interval (0, 1)")
 
     def _design_key(self) -> tuple:
         return ("LinFACT-XY", float(self.design_tol))

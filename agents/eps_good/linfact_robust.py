@@ -20,7 +20,8 @@ import math
 import numpy as np
 
 from agents.base import AgentCard, Heuristic
-from agents.eps_good.linfact import GOptimalRounds, ceil_counts
+from agents.common.params import Boolean, Choice, Integer, Is, Real
+from agents.eps_good.linfact import DESIGN_TOL, GOptimalRounds, ceil_counts
 from bandit_envs.core.problem import ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
 from bandit_envs.errors import InvalidParameterError
@@ -37,16 +38,7 @@ ESTIMATORS = ("ols", "orthogonal")
 USE_FEATURES = ("always", "when_cheaper", "never")
 
 
-class _GRounds(GOptimalRounds):
-    def _check_common(self) -> None:
-        if not isinstance(self.use_ambient_d, (bool, np.bool_)):
-            raise InvalidParameterError(
-                f"{self.name}: use_ambient_d must be True or False; got {self.use_ambient_d!r}."
-            )
-        self._check_float("design_tol", lambda v: 0 < v < 1, "a float in the open interval (0, 1)")
-
-
-class LinFACTMIS(_GRounds):
+class LinFACTMIS(GOptimalRounds):
     """LinFACT-MIS: all ε-good arms under misspecification (Li et al. §5; spec 002 §2.5).
 
     The model is ``μ = Ψθ + Δ_m`` with ``‖Δ_m‖_∞ ≤ L_m`` (eq. 28–29). Rounds are LinFACT-G's
@@ -129,6 +121,16 @@ class LinFACTMIS(_GRounds):
         extras={"multiplicative": {False}},
     )
 
+    parameters = {
+        "estimator": Choice(*ESTIMATORS),
+        "L_m": Is(None) | Real(ge=0),
+        "inflate": Boolean(),
+        "paper_radius": Boolean(),
+        "use_features": Choice(*USE_FEATURES),
+        "use_ambient_d": Boolean(),
+        "design_tol": DESIGN_TOL,
+    }
+
     def __init__(
         self,
         estimator: str = "ols",
@@ -146,25 +148,6 @@ class LinFACTMIS(_GRounds):
         self.use_features = use_features
         self.use_ambient_d = use_ambient_d
         self.design_tol = design_tol
-
-    def _check_params(self) -> None:
-        if self.estimator not in ESTIMATORS:
-            raise InvalidParameterError(
-                f"{self.name}: estimator must be one of {ESTIMATORS}; got {self.estimator!r}."
-            )
-        if self.use_features not in USE_FEATURES:
-            raise InvalidParameterError(
-                f"{self.name}: use_features must be one of {USE_FEATURES}; got "
-                f"{self.use_features!r}."
-            )
-        for flag in ("inflate", "paper_radius"):
-            if not isinstance(getattr(self, flag), (bool, np.bool_)):
-                raise InvalidParameterError(
-                    f"{self.name}: {flag} must be True or False; got {getattr(self, flag)!r}."
-                )
-        if self.L_m is not None:
-            self._check_float("L_m", lambda v: v >= 0, "None or a finite float >= 0")
-        self._check_common()
 
     def _on_reset(self, spec: ProblemSpec) -> None:
         super()._on_reset(spec)
@@ -270,7 +253,7 @@ class LinFACTMIS(_GRounds):
         return float(self._plan["radius"])
 
 
-class LinFACTGLM(_GRounds):
+class LinFACTGLM(GOptimalRounds):
     """LinFACT-GLM: all ε-good arms of a generalized linear bandit (Li et al. §6; spec 002 §2.6).
 
     The model is ``E[X | a] = μ_link(aᵀθ)`` (eq. 36) with a canonical link. LinFACT-G's rounds
@@ -335,6 +318,18 @@ class LinFACTGLM(_GRounds):
         extras={"multiplicative": {False}},
     )
 
+    parameters = {
+        "link": Is(None) | Choice(*sorted(LINKS)),
+        "c_min": Is(None) | Real(gt=0),
+        "predictor_bound": Is(None) | Real(ge=0),
+        "lipschitz_radius": Boolean(),
+        "warmup": Integer(min=0),
+        "ridge": Real(ge=0),
+        "max_iter": Integer(min=1),
+        "use_ambient_d": Boolean(),
+        "design_tol": DESIGN_TOL,
+    }
+
     def __init__(
         self,
         link: str | None = None,
@@ -356,29 +351,6 @@ class LinFACTGLM(_GRounds):
         self.max_iter = max_iter
         self.use_ambient_d = use_ambient_d
         self.design_tol = design_tol
-
-    def _check_params(self) -> None:
-        if self.link is not None and self.link not in LINKS:
-            raise InvalidParameterError(
-                f"{self.name}: link must be None or one of {sorted(LINKS)}; got {self.link!r}."
-            )
-        if self.c_min is not None:
-            self._check_float("c_min", lambda v: v > 0, "None or a finite float > 0")
-        if self.predictor_bound is not None:
-            self._check_float("predictor_bound", lambda v: v >= 0, "None or a finite float >= 0")
-        if not isinstance(self.lipschitz_radius, (bool, np.bool_)):
-            raise InvalidParameterError(
-                f"{self.name}: lipschitz_radius must be True or False; got "
-                f"{self.lipschitz_radius!r}."
-            )
-        for name, low in (("warmup", 0), ("max_iter", 1)):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-                raise InvalidParameterError(
-                    f"{self.name}: {name} must be an integer >= {low}; got {value!r}."
-                )
-        self._check_float("ridge", lambda v: v >= 0, "a finite float >= 0")
-        self._check_common()
 
     def _on_reset(self, spec: ProblemSpec) -> None:
         super()._on_reset(spec)

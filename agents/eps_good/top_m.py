@@ -18,14 +18,12 @@ widths and its greedy / ratio arm choice for a direction; only the choice of the
 
 from __future__ import annotations
 
-import math
-from typing import ClassVar
-
 import numpy as np
 
 from agents.base import AgentCard, Heuristic
+from agents.common.params import Choice, Constraint, Integer, Is, Real
+from agents.linear_bai.lingape import CONFIDENCES, THETA_BOUND_RULE, LinGapE
 from agents.linear_bai.lingape import SELECTIONS as LINGAPE_SELECTIONS
-from agents.linear_bai.lingape import LinGapE
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
 from bandit_envs.errors import InvalidParameterError
@@ -51,6 +49,19 @@ def _mth_largest_without_self(x: np.ndarray, m: int) -> np.ndarray:
     return np.where(x >= part[k - m], part[k - m - 1], part[k - m])
 
 
+def _top_m_parameters(selections: tuple[str, ...]) -> dict[str, Constraint]:
+    """The constraints of a GIFA agent whose ``selection`` is one of ``selections``."""
+    return {
+        "m": Is(None) | Choice("hint") | Integer(min=1),
+        "selection": Choice(*selections),
+        "confidence": Choice(*CONFIDENCES),
+        "ridge": Real(gt=0),
+        "theta_bound": Is(None) | Real(ge=0),
+        "tolerance": Real(ge=0) | Choice("epsilon"),
+        "answer": Choice(*ANSWERS),
+    }
+
+
 class _TopMGap(LinGapE):
     """Shared set-up of the two GIFA agents (parameters, m, the pair indices, the answer).
 
@@ -66,7 +77,8 @@ class _TopMGap(LinGapE):
         structures=frozenset({"linear"}),
         extras={"multiplicative": {False}},
     )
-    _selections: ClassVar[tuple[str, ...]] = ("greedy", "ratio")
+    parameters = _top_m_parameters(LINGAPE_SELECTIONS)
+    parameter_rules = (THETA_BOUND_RULE,)
 
     def __init__(
         self,
@@ -98,7 +110,7 @@ class _TopMGap(LinGapE):
         if k < 2:
             raise InvalidParameterError(f"{who}: a top-m problem needs K >= 2 arms; got {k}.")
         m = self.m
-        if isinstance(m, str) and m == "hint":
+        if isinstance(m, str):  # "hint"
             if "m_hint" not in spec.extras:
                 raise InvalidParameterError(
                     f"{who}: m='hint' reads ProblemSpec.extras['m_hint'] (the expected number of "
@@ -106,42 +118,16 @@ class _TopMGap(LinGapE):
                     "or m=None."
                 )
             m = int(min(max(round(float(spec.extras["m_hint"])), 1), k - 1))
-        if m is not None and (
-            isinstance(m, bool) or not isinstance(m, (int, np.integer)) or not 1 <= m <= k - 1
-        ):
+        elif m is not None and m > k - 1:
             raise InvalidParameterError(
-                f"{who}: m must be None (re-estimated as the size of the empirical eps-good "
-                f"set), 'hint' or an integer in [1, K - 1] = [1, {k - 1}] (the size of the "
-                f"top-m answer); got {m!r}."
-            )
-        if self.answer not in ANSWERS:
-            raise InvalidParameterError(
-                f"{who}: answer must be one of {list(ANSWERS)}; got {self.answer!r}."
-            )
-        if self.selection not in self._selections:
-            raise InvalidParameterError(
-                f"{who}: selection must be one of {list(self._selections)}; got {self.selection!r}."
+                f"{who}: m (the size of the top-m answer) must be at most K - 1 = {k - 1} on this "
+                f"problem; got {m!r}."
             )
         tol = self.tolerance
-        if isinstance(tol, str) and tol == "epsilon":
+        if isinstance(tol, str):  # "epsilon": the task's
             tol = float(spec.epsilon) if spec.epsilon is not None else 0.0
-        if (
-            isinstance(tol, bool)
-            or not isinstance(tol, (int, float))
-            or not (math.isfinite(tol) and tol >= 0)
-        ):
-            raise InvalidParameterError(
-                f"{who}: tolerance must be a finite float >= 0 (the epsilon of (eps, m)-"
-                f"identification; 0 for exact top-m) or 'epsilon' (the task's); got {tol!r}."
-            )
         self._tolerance_value = float(tol)
-        sel = self.selection
-        if sel not in LINGAPE_SELECTIONS:  # LinGapE checks its own two rules; ours is in select()
-            self.selection = "greedy"
-        try:
-            super()._on_reset(spec)
-        finally:
-            self.selection = sel
+        super()._on_reset(spec)
         self._m = None if m is None else int(m)
         self._task_eps = float(spec.epsilon) if spec.epsilon is not None else 0.0
         self._prune = k > PRUNE_ABOVE
@@ -373,7 +359,7 @@ class LinGIFA(_TopMGap):
         ),
     )
 
-    _selections: ClassVar[tuple[str, ...]] = ("greedy", "ratio", "largest_variance")
+    parameters = _top_m_parameters((*LINGAPE_SELECTIONS, "largest_variance"))
 
     def _decide(self) -> None:
         """B_j(t) for the arms that matter, J(t), (b_t, c_t) and max_{j ∈ J} B_j(t)."""

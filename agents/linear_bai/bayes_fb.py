@@ -30,6 +30,7 @@ import numpy as np
 from scipy.special import erfcx
 
 from agents.base import AgentCard, BaseAgent
+from agents.common.params import Array, Choice, Is, Real
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
 from bandit_envs.core.tasks import AllEpsilonGood, BestArm
@@ -399,42 +400,29 @@ class _BayesFixedBudget(BaseAgent):
     )
     #: whether the posterior keeps the K×K covariance of the means.
     _full_cov = False
+    parameters = {"prior_mean": Real() | Array(ndim=1), "prior_std": Real(gt=0)}
 
     def __init__(self, prior_mean: float | np.ndarray = 0.0, prior_std: float = 1.0) -> None:
         self.prior_mean = prior_mean
         self.prior_std = prior_std
 
-    def _check_prior(self, h: int) -> tuple[np.ndarray, float]:
-        name = self.name
-        eta = self.prior_std
-        if (
-            isinstance(eta, bool)
-            or not isinstance(eta, numbers.Real)
-            or not (math.isfinite(eta) and eta > 0)
-        ):
-            raise InvalidParameterError(
-                f"{name}: prior_std must be a finite number > 0; got {eta!r}."
-            )
+    def _prior(self, h: int) -> tuple[np.ndarray, float]:
+        """m₀ with one entry per feature (a number is repeated) and η, as floats."""
         m0 = self.prior_mean
-        if isinstance(m0, numbers.Real) and not isinstance(m0, bool):
+        if isinstance(m0, numbers.Real):  # a bool is refused by the constraints
             arr = np.full(h, float(m0))
         else:
-            try:
-                arr = np.array(m0, dtype=np.float64).reshape(-1)
-            except (TypeError, ValueError):
-                arr = np.array([np.nan])
+            arr = np.array(m0, dtype=np.float64).reshape(-1)
             if arr.shape != (h,):
                 raise InvalidParameterError(
-                    f"{name}: prior_mean must be a number or an array of {h} numbers (one per "
-                    f"feature); got {m0!r}."
+                    f"{self.name}: prior_mean must have one entry per feature ({h} here); got "
+                    f"{m0!r}."
                 )
-        if not np.all(np.isfinite(arr)):
-            raise InvalidParameterError(f"{name}: prior_mean must be finite; got {m0!r}.")
-        return arr, float(eta)
+        return arr, float(self.prior_std)
 
     def _on_reset(self, spec: ProblemSpec) -> None:
         features = np.eye(spec.n_arms) if spec.features is None else spec.features
-        m0, eta = self._check_prior(features.shape[1])
+        m0, eta = self._prior(features.shape[1])
         z, u = reduce_features(features)
         noise = 1.0 if spec.noise_std is None else float(np.max(spec.noise_std))
         self._eta = eta
@@ -529,6 +517,13 @@ class BayesGap(_BayesFixedBudget):
         paper="Hoffman, Shahriari & de Freitas, AISTATS 2014, Alg. 1 (adapted as in Li, Ma, Hua & Zhu)",
     )
 
+    parameters = {
+        "beta": Is(None) | Real(gt=0),
+        "gap_epsilon": Is(None) | Real(ge=0),
+        "recommendation": Choice("posterior_mean", "min_gap"),
+        **_BayesFixedBudget.parameters,
+    }
+
     def __init__(
         self,
         beta: float | None = None,
@@ -543,21 +538,6 @@ class BayesGap(_BayesFixedBudget):
         self.recommendation = recommendation
 
     def _on_reset(self, spec: ProblemSpec) -> None:
-        name = self.name
-        b = self.beta
-        if b is not None and (
-            isinstance(b, bool)
-            or not isinstance(b, numbers.Real)
-            or not (math.isfinite(b) and b > 0)
-        ):
-            raise InvalidParameterError(f"{name}: beta must be None or a number > 0; got {b!r}.")
-        if self.gap_epsilon is not None:
-            check_nonnegative(self.gap_epsilon, "gap_epsilon", name)
-        if self.recommendation not in ("posterior_mean", "min_gap"):
-            raise InvalidParameterError(
-                f"{name}: recommendation must be 'posterior_mean' or 'min_gap'; got "
-                f"{self.recommendation!r}."
-            )
         super()._on_reset(spec)
         if self.gap_epsilon is not None:
             self._gap_eps = float(self.gap_epsilon)

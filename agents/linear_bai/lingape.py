@@ -16,14 +16,21 @@ from scipy.optimize import OptimizeResult, linprog
 
 from agents.base import AgentCard, BaseAgent, Heuristic
 from agents.common.design_cache import DESIGNS, reduced_coordinates
+from agents.common.params import Choice, Is, Real, Rule
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
-from bandit_envs.errors import InvalidParameterError
 
 __all__ = ["LinGapE", "single_direction_design", "single_direction_design_full"]
 
 SELECTIONS = ("greedy", "ratio")
 CONFIDENCES = ("heuristic", "self_normalized", "self_normalized_ols")
+
+#: ``"self_normalized"`` needs the bound S >= ‖θ‖ of its bias term √λ·S.
+THETA_BOUND_RULE = Rule(
+    ("confidence", "theta_bound"),
+    lambda confidence, bound: confidence != "self_normalized" or bound is not None,
+    "theta_bound (a bound S >= ||theta||) must be given when confidence='self_normalized'",
+)
 
 #: rank-one updates between two exact re-inversions from the pull counts (stops round-off drift).
 REFRESH_EVERY = 1024
@@ -130,19 +137,6 @@ def single_direction_design_full(z: np.ndarray, y: np.ndarray) -> np.ndarray:
     return w
 
 
-def _positive_float(agent: str, name: str, value: object, *, allow_zero: bool = False) -> float:
-    ok = (
-        not isinstance(value, bool)
-        and isinstance(value, (int, float))
-        and math.isfinite(value)
-        and (value >= 0 if allow_zero else value > 0)
-    )
-    if not ok:
-        what = "a finite float >= 0" if allow_zero else "a finite float > 0"
-        raise InvalidParameterError(f"{agent}: {name} must be {what}; got {value!r}.")
-    return float(value)  # type: ignore[arg-type]
-
-
 class LinGapE(BaseAgent):
     """LinGapE (Xu, Honda & Sugiyama 2018), fixed confidence, with O(K·r + r²) work per pull.
 
@@ -238,6 +232,15 @@ class LinGapE(BaseAgent):
         structures=frozenset({"linear"}),
     )
 
+    parameters = {
+        "selection": Choice(*SELECTIONS),
+        "confidence": Choice(*CONFIDENCES),
+        "ridge": Real(gt=0),
+        "theta_bound": Is(None) | Real(ge=0),
+        "epsilon": Real(ge=0),
+    }
+    parameter_rules = (THETA_BOUND_RULE,)
+
     def __init__(
         self,
         selection: str = "greedy",
@@ -255,25 +258,11 @@ class LinGapE(BaseAgent):
     # ------------------------------------------------------------------ episode set-up
 
     def _on_reset(self, spec: ProblemSpec) -> None:
-        who = self.name
-        if self.selection not in SELECTIONS:
-            raise InvalidParameterError(
-                f"{who}: selection must be one of {list(SELECTIONS)}; got {self.selection!r}."
-            )
-        if self.confidence not in CONFIDENCES:
-            raise InvalidParameterError(
-                f"{who}: confidence must be one of {list(CONFIDENCES)}; got {self.confidence!r}."
-            )
-        self._ridge = _positive_float(who, "ridge", self.ridge)
-        self._eps = _positive_float(who, "epsilon", self.epsilon, allow_zero=True)
+        self._ridge = float(self.ridge)
+        self._eps = float(self.epsilon)
         self._s = 0.0
         if self.confidence == "self_normalized":
-            if self.theta_bound is None:
-                raise InvalidParameterError(
-                    f"{who}: theta_bound must be a float >= ‖θ‖ when confidence is "
-                    f"'self_normalized' (the bound's bias term √λ·S); got None."
-                )
-            self._s = _positive_float(who, "theta_bound", self.theta_bound, allow_zero=True)
+            self._s = float(self.theta_bound)
         k = spec.n_arms
         features = np.eye(k) if spec.features is None else np.asarray(spec.features, float)
         self._z, self._zkey = reduced_coordinates(features)

@@ -25,9 +25,10 @@ from typing import Any
 import numpy as np
 
 from agents.base import AgentCard, BaseAgent, Heuristic
+from agents.common.params import Boolean, Choice, Integer, Is
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
-from bandit_envs.errors import AgentProtocolError, InvalidParameterError
+from bandit_envs.errors import AgentProtocolError
 from bandit_envs.theory.linalg import projected_least_squares, reduce_features
 
 __all__ = [
@@ -434,6 +435,15 @@ class PELEG(BaseAgent):
         batch=True,
     )
 
+    parameters = {
+        "preset": Choice(*PRESETS),
+        "use_ball": Is(None) | Boolean(),
+        "shrink_eps": Is(None) | Boolean(),
+        "delta_schedule": Choice("paper", "corrected"),
+        "eta_clock": Choice("hedge", "phase"),
+        "hedge_update_every": Integer(min=1),
+    }
+
     def __init__(
         self,
         preset: str = "practical",
@@ -451,29 +461,7 @@ class PELEG(BaseAgent):
         self.hedge_update_every = hedge_update_every
 
     def _on_reset(self, spec: ProblemSpec) -> None:
-        name = self.name
-        if self.preset not in PRESETS:
-            raise InvalidParameterError(
-                f"{name}: preset must be 'practical' or 'theory'; got {self.preset!r}."
-            )
-        for key in ("use_ball", "shrink_eps"):
-            value = getattr(self, key)
-            if value is not None and not isinstance(value, (bool, np.bool_)):
-                raise InvalidParameterError(f"{name}: {key} must be None or a bool; got {value!r}.")
-        if self.delta_schedule not in ("paper", "corrected"):
-            raise InvalidParameterError(
-                f"{name}: delta_schedule must be 'paper' or 'corrected'; got "
-                f"{self.delta_schedule!r}."
-            )
-        if self.eta_clock not in ("hedge", "phase"):
-            raise InvalidParameterError(
-                f"{name}: eta_clock must be 'hedge' or 'phase'; got {self.eta_clock!r}."
-            )
         every = self.hedge_update_every
-        if isinstance(every, bool) or not isinstance(every, (int, np.integer)) or every < 1:
-            raise InvalidParameterError(
-                f"{name}: hedge_update_every must be an integer >= 1; got {every!r}."
-            )
         flags = dict(PRESETS[self.preset])
         for key in ("use_ball", "shrink_eps"):
             if getattr(self, key) is not None:

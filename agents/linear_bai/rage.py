@@ -21,10 +21,10 @@ from agents.common.design_cache import (
     reduced_coordinates,
     xy_value,
 )
+from agents.common.params import Real
 from agents.common.phases import PhaseTracking
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
-from bandit_envs.errors import InvalidParameterError
 from bandit_envs.theory.design import (
     pairwise_differences,
     round_design,
@@ -201,6 +201,8 @@ class RAGE(PhaseTracking, BaseAgent):
         batch=True,
     )
 
+    parameters = {"epsilon": Real(gt=0), "design_tol": Real(gt=0, lt=1)}
+
     def __init__(self, epsilon: float = 0.1, design_tol: float = 1e-3) -> None:
         self.epsilon = epsilon
         self.design_tol = design_tol
@@ -208,22 +210,6 @@ class RAGE(PhaseTracking, BaseAgent):
     # ------------------------------------------------------------------ episode set-up
 
     def _on_reset(self, spec: ProblemSpec) -> None:
-        for name, value, ok, what in (
-            ("epsilon", self.epsilon, lambda v: v > 0, "a finite float > 0"),
-            (
-                "design_tol",
-                self.design_tol,
-                lambda v: 0 < v < 1,
-                "a float in the open interval (0, 1)",
-            ),
-        ):
-            if (
-                isinstance(value, bool)
-                or not isinstance(value, (int, float))
-                or not math.isfinite(value)
-                or not ok(value)
-            ):
-                raise InvalidParameterError(f"{self.name}: {name} must be {what}; got {value!r}.")
         k = spec.n_arms
         features = np.eye(k) if spec.features is None else np.asarray(spec.features, float)
         self._z, self._zkey = reduced_coordinates(features)

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import AgentCard, BaseAgent, Heuristic
-from agents.common.params import is_number
+from agents.common.params import Boolean, Choice, Integer, Is, Real, Satisfies, is_number
 from agents.linear_bai.greedy_allocation import (
     GramState,
     GreedyPhase,
@@ -65,20 +65,17 @@ _PHASES = Memo(64)  # deterministic XY-Adaptive phase plans (they depend on the 
 _ORACLE_DESIGN_TOL = 1e-6
 
 
-def _check_choice(value: Any, name: str, who: str, choices: tuple[str, ...]) -> str:
-    if not isinstance(value, str) or value not in choices:
-        allowed = " or ".join(repr(c) for c in choices)
-        raise InvalidParameterError(f"{who}: {name} must be {allowed}; got {value!r}.")
-    return value
+def _is_constant_preset(value: object) -> bool:
+    """Whether ``value`` is a ``"constant(b)"`` preset of :class:`SoareThreshold` with b > 0."""
+    return isinstance(value, str) and parse_soare_threshold(value) is not None
 
 
-def _check_real(value: Any, name: str, who: str, constraint: str, ok: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise InvalidParameterError(f"{who}: {name} must be {constraint}; got {value!r}.")
-    out = float(value)
-    if not (math.isfinite(out) and ok(out)):
-        raise InvalidParameterError(f"{who}: {name} must be {constraint}; got {value!r}.")
-    return out
+#: the constraint of every ``threshold`` parameter: a preset of :class:`SoareThreshold`.
+THRESHOLD = (
+    Choice("paper", "paper_fixed", "gaussian")
+    | Satisfies(_is_constant_preset, "'constant(b)' with b > 0")
+    | Real(gt=0)
+)
 
 
 def _key(*arrays: np.ndarray) -> tuple:
@@ -147,6 +144,12 @@ class _StaticAllocation(_SoareAgent):
         batch=True,
     )
 
+    parameters = {
+        "allocation": Choice("greedy", "design"),
+        "threshold": THRESHOLD,
+        "check_growth": Real(ge=0),
+    }
+
     def __init__(
         self,
         allocation: str = "greedy",
@@ -169,9 +172,6 @@ class _StaticAllocation(_SoareAgent):
 
     # -- set-up
     def _on_reset(self, spec: ProblemSpec) -> None:
-        _check_choice(self.allocation, "allocation", self.name, ("greedy", "design"))
-        parse_soare_threshold(self.threshold, self.name)
-        _check_real(self.check_growth, "check_growth", self.name, "a number >= 0", lambda v: v >= 0)
         self._setup(spec)
         self._plan_obj: Any = None
         self._next = len(self._init)  # first stopping check: right after the initialisation
@@ -404,6 +404,13 @@ class XYOracle(_StaticAllocation):
         oracle=True,
     )
 
+    parameters = {
+        "allocation": Choice("greedy", "design"),
+        "stop": Choice("empirical", "oracle"),
+        "threshold": THRESHOLD,
+        "check_growth": Real(ge=0),
+    }
+
     def __init__(
         self,
         allocation: str = "design",
@@ -417,7 +424,6 @@ class XYOracle(_StaticAllocation):
         self.check_growth = check_growth
 
     def _on_reset(self, spec: ProblemSpec) -> None:
-        _check_choice(self.stop, "stop", self.name, ("empirical", "oracle"))
         super()._on_reset(spec)
         self._truth: dict[str, Any] | None = None
         self._tau: int | None = None
@@ -612,6 +618,17 @@ class XYAdaptive(_SoareAgent):
         batch=True,
     )
 
+    parameters = {
+        "alpha": Real(gt=0, lt=1),
+        "U0": Real(gt=0),
+        "min_phase_len": Integer(min=0) | Choice("lemma8"),
+        "elimination": Choice("monotone", "reset"),
+        "stop_within_phase": Boolean(),
+        "threshold": THRESHOLD,
+        "allocation": Choice("greedy", "design"),
+        "check_growth": Real(ge=0),
+    }
+
     def __init__(
         self,
         alpha: float = 0.1,
@@ -633,31 +650,11 @@ class XYAdaptive(_SoareAgent):
         self.check_growth = check_growth
 
     def _on_reset(self, spec: ProblemSpec) -> None:
-        who = self.name
-        _check_real(self.alpha, "alpha", who, "a number in (0, 1)", lambda v: 0 < v < 1)
-        _check_real(self.U0, "U0", who, "a number > 0", lambda v: v > 0)
-        _check_choice(self.elimination, "elimination", who, ("monotone", "reset"))
-        _check_choice(self.allocation, "allocation", who, ("greedy", "design"))
-        if not isinstance(self.stop_within_phase, (bool, np.bool_)):
-            raise InvalidParameterError(
-                f"{who}: stop_within_phase must be True or False; got {self.stop_within_phase!r}."
-            )
-        _check_real(self.check_growth, "check_growth", who, "a number >= 0", lambda v: v >= 0)
-        parse_soare_threshold(self.threshold, who)
         self._setup(spec)
         if self.min_phase_len == "lemma8":
             self._min_len = self._d * (self._d + 1) + 1
-        elif (
-            isinstance(self.min_phase_len, (int, np.integer))
-            and not isinstance(self.min_phase_len, bool)
-            and self.min_phase_len >= 0
-        ):
-            self._min_len = int(self.min_phase_len)
         else:
-            raise InvalidParameterError(
-                f"{who}: min_phase_len must be an integer >= 0 or 'lemma8'; got "
-                f"{self.min_phase_len!r}."
-            )
+            self._min_len = int(self.min_phase_len)
         self._threshold = self._beta()
         self._active = np.ones(self.n_arms, dtype=bool)
         self._u_prev = float(self.U0)
@@ -899,20 +896,13 @@ class FullyAdaptiveXY(_SoareAgent):
         structures=frozenset({"linear"}),
     )
 
+    parameters = {"ridge": Real(gt=0), "theta_norm_bound": Is(None) | Real(ge=0)}
+
     def __init__(self, ridge: float = 1.0, theta_norm_bound: float | None = None) -> None:
         self.ridge = ridge
         self.theta_norm_bound = theta_norm_bound
 
     def _on_reset(self, spec: ProblemSpec) -> None:
-        _check_real(self.ridge, "ridge", self.name, "a number > 0", lambda v: v > 0)
-        if self.theta_norm_bound is not None:
-            _check_real(
-                self.theta_norm_bound,
-                "theta_norm_bound",
-                self.name,
-                "None or a number >= 0",
-                lambda v: v >= 0,
-            )
         self._setup(spec)
         # η in units of max‖x‖² (a power of two): rescaling the features changes nothing
         self._eta = float(self.ridge) * ridge_unit(self._z)

@@ -18,15 +18,13 @@ Track-and-Stop strategy (Garivier & Kaufmann 2016) for linear models, made of
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 
 from agents.base import AgentCard, BaseAgent, Heuristic
-from agents.common.params import is_number
+from agents.common.params import Choice, Constraint, Integer, Is, Real, is_number
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
-from bandit_envs.errors import InvalidParameterError
 from bandit_envs.theory.design import g_optimal_design, transductive_design
 from bandit_envs.theory.linalg import projected_least_squares, reduce_features, ridge_unit
 from bandit_envs.theory.thresholds import (
@@ -36,10 +34,22 @@ from bandit_envs.theory.thresholds import (
     self_normalized_threshold,
 )
 
-__all__ = ["LinearTrackAndStop", "THRESHOLDS", "spanning_subset"]
+__all__ = ["LinearTrackAndStop", "THRESHOLDS", "TRACKING_PARAMETERS", "spanning_subset"]
 
 #: named stopping thresholds of :class:`LinearTrackAndStop`.
 THRESHOLDS: tuple[str, ...] = ("proven", "heuristic")
+
+#: the constraints of the sampling and solver parameters (shared with the thresholding variant,
+#: :class:`agents.eps_good.lazy_tts.LazyTTS`).
+TRACKING_PARAMETERS: dict[str, Constraint] = {
+    "tracking": Choice("C", "D"),
+    "forced": Choice("spanning", "g_optimal"),
+    "exploration_constant": Is(None) | Real(ge=0),
+    "reg": Real(gt=0),
+    "recompute_ratio": Real(ge=0),
+    "design_tol": Real(gt=0, lt=1),
+    "design_max_iter": Is(None) | Integer(min=1),
+}
 
 #: exact re-inversion of the Gram matrix every this many rank-one updates (round-off control).
 _REFRESH_EVERY = 1_000
@@ -164,6 +174,11 @@ class LinearTrackAndStop(BaseAgent):
         batch=False,
     )
 
+    parameters = {
+        "threshold": Choice(*THRESHOLDS) | Real(gt=0),
+        **TRACKING_PARAMETERS,
+    }
+
     def __init__(
         self,
         threshold: str | float = "proven",
@@ -195,60 +210,7 @@ class LinearTrackAndStop(BaseAgent):
         """The stopping-threshold choice: ``"proven"``, ``"heuristic"`` or a number."""
         return getattr(self, self._beta_param)
 
-    def _validate(self) -> None:
-        name = self.name
-        t = self._beta_choice
-        message = (
-            f"{name}: {self._beta_param} must be 'proven', 'heuristic' or a number > 0; got {t!r}."
-        )
-        if isinstance(t, str):
-            if t not in THRESHOLDS:
-                raise InvalidParameterError(message)
-        elif (
-            isinstance(t, bool)
-            or not isinstance(t, (int, float))
-            or not (math.isfinite(t) and t > 0)
-        ):
-            raise InvalidParameterError(message)
-        if self.tracking not in ("C", "D"):
-            raise InvalidParameterError(
-                f"{name}: tracking must be 'C' or 'D'; got {self.tracking!r}."
-            )
-        if self.forced not in ("spanning", "g_optimal"):
-            raise InvalidParameterError(
-                f"{name}: forced must be 'spanning' or 'g_optimal'; got {self.forced!r}."
-            )
-        c = self.exploration_constant
-        if c is not None and (
-            isinstance(c, bool)
-            or not isinstance(c, (int, float))
-            or not (math.isfinite(c) and c >= 0)
-        ):
-            raise InvalidParameterError(
-                f"{name}: exploration_constant must be None or a finite number >= 0; got {c!r}."
-            )
-        for key in ("reg", "recompute_ratio"):
-            v = getattr(self, key)
-            strict = key == "reg"
-            if (
-                isinstance(v, bool)
-                or not isinstance(v, (int, float))
-                or not math.isfinite(v)
-                or (v <= 0 if strict else v < 0)
-            ):
-                cons = "a finite number > 0" if strict else "a finite number >= 0"
-                raise InvalidParameterError(f"{name}: {key} must be {cons}; got {v!r}.")
-        d = self.design_tol
-        if isinstance(d, bool) or not isinstance(d, (int, float)) or not 0 < d < 1:
-            raise InvalidParameterError(f"{name}: design_tol must be in (0, 1); got {d!r}.")
-        m = self.design_max_iter
-        if m is not None and (isinstance(m, bool) or not isinstance(m, numbers.Integral) or m < 1):
-            raise InvalidParameterError(
-                f"{name}: design_max_iter must be None or an integer >= 1; got {m!r}."
-            )
-
     def _on_reset(self, spec: ProblemSpec) -> None:
-        self._validate()
         features = np.eye(spec.n_arms) if spec.features is None else spec.features
         z, _ = reduce_features(features)
         self._z = np.ascontiguousarray(z)

@@ -5,10 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import AgentCard, BaseAgent, Heuristic
-from agents.common.params import is_number
+from agents.common.params import Choice, Integer, Real, is_number
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
-from bandit_envs.core.validation import check_positive_int
 from bandit_envs.errors import InvalidParameterError
 from bandit_envs.theory.linalg import projected_least_squares, reduce_features
 from bandit_envs.theory.thresholds import fixed_design_threshold, glr_best_arm
@@ -54,21 +53,16 @@ class Uniform(BaseAgent):
         batch=True,
     )
 
+    parameters = {
+        "check_every": Integer(min=1),
+        "threshold": Choice("fixed_design") | Real(gt=0),
+    }
+
     def __init__(self, check_every: int = 1, threshold: str | float = "fixed_design") -> None:
         self.check_every = check_every
         self.threshold = threshold
 
     def _on_reset(self, spec: ProblemSpec) -> None:
-        check_positive_int(self.check_every, "check_every", self.name)
-        if self.threshold != "fixed_design" and not (
-            isinstance(self.threshold, (int, float))
-            and not isinstance(self.threshold, bool)
-            and self.threshold > 0
-        ):
-            raise InvalidParameterError(
-                f"{self.name}: threshold must be 'fixed_design' or a number > 0; got "
-                f"{self.threshold!r}."
-            )
         k = spec.n_arms
         if spec.fixed_budget and spec.budget < k:
             raise InvalidParameterError(

@@ -15,6 +15,7 @@ import numpy as np
 from agents.base import AgentCard, BaseAgent, Heuristic
 from agents.common.classification import ClassificationBook, halving_keep
 from agents.common.design_cache import DESIGNS, leverages, pinv_parts, reduced_coordinates
+from agents.common.params import Choice, Real
 from agents.common.phases import PhaseTracking
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
@@ -204,6 +205,8 @@ class GEGE(PhaseTracking, BaseAgent):
         batch=True,
     )
 
+    parameters = {"constants": Choice("theory", "practical"), "design_tol": Real(gt=0, lt=1)}
+
     def __init__(self, constants: str = "theory", design_tol: float = 1e-6) -> None:
         self.constants = constants
         self.design_tol = design_tol
@@ -211,20 +214,6 @@ class GEGE(PhaseTracking, BaseAgent):
     # ------------------------------------------------------------------ episode set-up
 
     def _on_reset(self, spec: ProblemSpec) -> None:
-        if not isinstance(self.constants, str) or self.constants not in ("theory", "practical"):
-            raise InvalidParameterError(
-                f"{self.name}: constants must be 'theory' or 'practical'; got {self.constants!r}."
-            )
-        tol = self.design_tol
-        if (
-            isinstance(tol, bool)
-            or not isinstance(tol, (int, float))
-            or not math.isfinite(tol)
-            or not 0 < tol < 1
-        ):
-            raise InvalidParameterError(
-                f"{self.name}: design_tol must be a float in the open interval (0, 1); got {tol!r}."
-            )
         k = spec.n_arms
         features = np.eye(k) if spec.features is None else np.asarray(spec.features, float)
         self._z, self._zkey = reduced_coordinates(features)

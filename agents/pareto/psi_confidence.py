@@ -20,10 +20,11 @@ import numpy as np
 
 from agents.base import AgentCard, BaseAgent, Heuristic
 from agents.common.classification import ClassificationBook
+from agents.common.params import Choice
 from agents.common.phases import PhaseTracking
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
-from bandit_envs.errors import AgentProtocolError, InvalidParameterError
+from bandit_envs.errors import AgentProtocolError
 from bandit_envs.theory.linalg import reduce_features
 from bandit_envs.theory.pareto import (
     APE_THRESHOLDS,
@@ -46,11 +47,6 @@ def _sigma(spec: ProblemSpec) -> float:
     """The noise level used by the widths: the largest per-objective σ (1 when unknown)."""
     noise = 1.0 if spec.noise_std is None else spec.noise_std
     return float(np.max(noise))
-
-
-def _check_choice(who: str, name: str, value: object, choices: tuple[str, ...]) -> None:
-    if not isinstance(value, str) or value not in choices:
-        raise InvalidParameterError(f"{who}: {name} must be one of {choices}; got {value!r}.")
 
 
 class APE(BaseAgent):
@@ -127,6 +123,8 @@ class APE(BaseAgent):
         outcome_dims="any",
     )
 
+    parameters = {"pull": Choice(*APE_PULLS), "threshold": Choice(*APE_THRESHOLDS)}
+
     def __init__(self, pull: str = "both", threshold: str = "union") -> None:
         self.pull = pull
         self.threshold = threshold
@@ -134,8 +132,6 @@ class APE(BaseAgent):
     # ------------------------------------------------------------------ set-up
 
     def _on_reset(self, spec: ProblemSpec) -> None:
-        _check_choice(self.name, "pull", self.pull, APE_PULLS)
-        _check_choice(self.name, "threshold", self.threshold, APE_THRESHOLDS)
         k, d = spec.n_arms, int(spec.outcome_dim)
         self._k, self._d = k, d
         self._eps = float(spec.epsilon or 0.0)
@@ -625,11 +621,12 @@ class Racing(_Rounds):
         batch=True,
     )
 
+    parameters = {"threshold": Choice(*APE_THRESHOLDS)}
+
     def __init__(self, threshold: str = "union") -> None:
         self.threshold = threshold
 
     def _on_reset(self, spec: ProblemSpec) -> None:
-        _check_choice(self.name, "threshold", self.threshold, APE_THRESHOLDS)
         self._sig = _sigma(spec)
         self._start()
 
@@ -717,11 +714,12 @@ class PAL(_Rounds):
         batch=True,
     )
 
+    parameters = {"constants": Choice(*PAL_CONSTANTS)}
+
     def __init__(self, constants: str = "practical") -> None:
         self.constants = constants
 
     def _on_reset(self, spec: ProblemSpec) -> None:
-        _check_choice(self.name, "constants", self.constants, PAL_CONSTANTS)
         k = spec.n_arms
         features = np.eye(k) if spec.features is None else np.asarray(spec.features, float)
         self._z, _ = reduce_features(features)

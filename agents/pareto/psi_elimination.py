@@ -22,6 +22,7 @@ import numpy as np
 
 from agents.base import AgentCard, BaseAgent, Heuristic
 from agents.common.classification import ClassificationBook, halving_keep
+from agents.common.params import Boolean, Choice
 from agents.common.phases import PhaseTracking
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
@@ -170,14 +171,12 @@ class EGESH(_SampleMeanPhases):
         batch=True,
     )
 
+    parameters = {"forget": Boolean()}
+
     def __init__(self, forget: bool = False) -> None:
         self.forget = forget
 
     def _on_reset(self, spec: ProblemSpec) -> None:
-        if not isinstance(self.forget, (bool, np.bool_)):
-            raise InvalidParameterError(
-                f"{self.name}: forget must be True or False; got {self.forget!r}."
-            )
         k = spec.n_arms
         self._rounds = (k - 1).bit_length()  # ⌈log₂ K⌉ (0 for a single arm)
         need = k * self._rounds
@@ -408,14 +407,12 @@ class PSIUniform(_SampleMeanPhases):
         batch=True,
     )
 
+    parameters = {"threshold": Choice(*APE_THRESHOLDS)}
+
     def __init__(self, threshold: str = "union") -> None:
         self.threshold = threshold
 
     def _on_reset(self, spec: ProblemSpec) -> None:
-        if not isinstance(self.threshold, str) or self.threshold not in APE_THRESHOLDS:
-            raise InvalidParameterError(
-                f"{self.name}: threshold must be one of {APE_THRESHOLDS}; got {self.threshold!r}."
-            )
         k = spec.n_arms
         self._fb = spec.budget is not None
         if self._fb and spec.budget < k:

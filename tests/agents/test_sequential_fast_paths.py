@@ -27,6 +27,7 @@ from scipy import stats
 
 import bandit_envs  # noqa: F401
 from agents.common.design_cache import DESIGNS
+from agents.common.params import Boolean
 from agents.eps_good.lazy_tts import LazyTTS
 from agents.eps_good.top_m import LinGIFA, MLinGapE
 from agents.linear_bai import lingape as lingape_module
@@ -314,6 +315,9 @@ def test_ratio_rule_with_column_generation_matches_the_full_lp(monkeypatch):
 
 class _CountingTaS(LinearTrackAndStop):
     """Counts the stopping tests decided by the O(h) certificate (``exact=False`` disables it)."""
+
+    # a narrower signature than LinearTrackAndStop's: its own constraints table
+    parameters = {"exact": Boolean(), "threshold": LinearTrackAndStop.parameters["threshold"]}
 
     def __init__(self, exact: bool = False, threshold: str = "proven") -> None:
         super().__init__(threshold=threshold, design_tol=0.05, recompute_ratio=0.5)

@@ -307,14 +307,18 @@ def test_lowest_index_tie_break_is_deterministic_and_random_ties_vary():
     "kwargs, message",
     [
         ({"score": "ucb"}, "SFSR: score must be one of 'iv', 'lagrangian'; got 'ucb'."),
-        ({"tie_break": "first"}, "SFSR: tie_break must be one of 'random', 'lowest_index'; got "),
+        (
+            {"tie_break": "first"},
+            "SFSR: tie_break must be one of 'random', 'lowest_index'; got 'first'.",
+        ),
         ({"dual": "simplex"}, "SFSR: dual must be one of 'basis', 'highs'; got 'simplex'."),
     ],
 )
 def test_invalid_parameters_are_named(kwargs, message):
     env = gym.make("ConstrainedMixed-Custom-v0", budget=100)
-    with pytest.raises(InvalidParameterError, match=message.replace("(", r"\(")):
+    with pytest.raises(InvalidParameterError) as info:
         run_episode(env, SFSR(**kwargs), 0)
+    assert str(info.value) == message
 
 
 def test_budget_too_small_is_refused():

@@ -91,15 +91,19 @@ def test_parameters_are_validated_at_reset():
     features, theta, eps = static_instance(4, 2)
     env = make_env(features, theta, eps)
     cases = [
-        (LinFACTG(use_ambient_d="yes"), "use_ambient_d must be True or False"),
-        (LinFACTG(design_tol=0.0), "design_tol must be a float in the open interval"),
-        (LinFACTXY(design_tol=True), "design_tol must be"),
-        (LinFACTXY(rounding_slack=-0.1), "rounding_slack must be a finite float >= 0"),
-        (LinFACTXY(rounding_slack=math.nan), "rounding_slack must be"),
+        (LinFACTG(use_ambient_d="yes"), "use_ambient_d must be True or False; got 'yes'."),
+        (LinFACTG(design_tol=0.0), "design_tol must be a float in (0, 1); got 0.0."),
+        (LinFACTXY(design_tol=True), "design_tol must be a float in (0, 1); got True."),
+        (LinFACTXY(rounding_slack=-0.1), "rounding_slack must be a finite float >= 0; got -0.1."),
+        (
+            LinFACTXY(rounding_slack=math.nan),
+            "rounding_slack must be a finite float >= 0; got nan.",
+        ),
     ]
-    for agent, match in cases:
-        with pytest.raises(InvalidParameterError, match=match):
+    for agent, message in cases:
+        with pytest.raises(InvalidParameterError) as info:
             run_episode(env, agent, 0)
+        assert str(info.value) == f"{type(agent).__name__}: {message}"
     assert LinFACTG().get_params() == {"use_ambient_d": False, "design_tol": 1e-6}
     assert LinFACTXY().get_params() == {"rounding_slack": 0.0, "design_tol": 1e-3}
 

@@ -168,7 +168,7 @@ def test_same_seed_same_record_on_both_paths_when_noiseless_and_memo_cold_or_war
         (dict(epsilon="0.1"), "RAGE: epsilon must be a finite float > 0; got '0.1'."),
         (
             dict(design_tol=1.0),
-            "RAGE: design_tol must be a float in the open interval (0, 1); got 1.0.",
+            "RAGE: design_tol must be a float in (0, 1); got 1.0.",
         ),
     ],
 )

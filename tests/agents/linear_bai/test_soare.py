@@ -485,18 +485,48 @@ def test_threshold_presets():
     [
         (
             lambda: GAllocation(allocation="foo"),
-            "GAllocation: allocation must be 'greedy' or 'design'; got 'foo'.",
+            "GAllocation: allocation must be one of 'greedy', 'design'; got 'foo'.",
         ),
-        (lambda: XYAllocation(threshold="bar"), "XYAllocation: threshold must be one of"),
-        (lambda: XYAllocation(check_growth=-1), "XYAllocation: check_growth must be a number >= 0"),
-        (lambda: XYOracle(stop="never"), "XYOracle: stop must be 'empirical' or 'oracle'"),
-        (lambda: XYAdaptive(alpha=1.5), "XYAdaptive: alpha must be a number in (0, 1); got 1.5."),
-        (lambda: XYAdaptive(U0=0), "XYAdaptive: U0 must be a number > 0"),
-        (lambda: XYAdaptive(min_phase_len=-1), "XYAdaptive: min_phase_len must be"),
-        (lambda: XYAdaptive(elimination="x"), "XYAdaptive: elimination must be"),
-        (lambda: XYAdaptive(stop_within_phase="yes"), "XYAdaptive: stop_within_phase must be"),
-        (lambda: FullyAdaptiveXY(ridge=0), "FullyAdaptiveXY: ridge must be a number > 0"),
-        (lambda: FullyAdaptiveXY(theta_norm_bound=-1), "FullyAdaptiveXY: theta_norm_bound must"),
+        (
+            lambda: XYAllocation(threshold="bar"),
+            "XYAllocation: threshold must be one of 'paper', 'paper_fixed', 'gaussian' or "
+            "'constant(b)' with b > 0 or a finite float > 0; got 'bar'.",
+        ),
+        (
+            lambda: XYAllocation(threshold="constant(-2)"),
+            "XYAllocation: threshold must be one of 'paper', 'paper_fixed', 'gaussian' or "
+            "'constant(b)' with b > 0 or a finite float > 0; got 'constant(-2)'.",
+        ),
+        (
+            lambda: XYAllocation(check_growth=-1),
+            "XYAllocation: check_growth must be a finite float >= 0; got -1.",
+        ),
+        (
+            lambda: XYOracle(stop="never"),
+            "XYOracle: stop must be one of 'empirical', 'oracle'; got 'never'.",
+        ),
+        (lambda: XYAdaptive(alpha=1.5), "XYAdaptive: alpha must be a float in (0, 1); got 1.5."),
+        (lambda: XYAdaptive(U0=0), "XYAdaptive: U0 must be a finite float > 0; got 0."),
+        (
+            lambda: XYAdaptive(min_phase_len=-1),
+            "XYAdaptive: min_phase_len must be an integer >= 0 or 'lemma8'; got -1.",
+        ),
+        (
+            lambda: XYAdaptive(elimination="x"),
+            "XYAdaptive: elimination must be one of 'monotone', 'reset'; got 'x'.",
+        ),
+        (
+            lambda: XYAdaptive(stop_within_phase="yes"),
+            "XYAdaptive: stop_within_phase must be True or False; got 'yes'.",
+        ),
+        (
+            lambda: FullyAdaptiveXY(ridge=0),
+            "FullyAdaptiveXY: ridge must be a finite float > 0; got 0.",
+        ),
+        (
+            lambda: FullyAdaptiveXY(theta_norm_bound=-1),
+            "FullyAdaptiveXY: theta_norm_bound must be None or a finite float >= 0; got -1.",
+        ),
     ],
 )
 def test_invalid_parameters_are_refused_at_reset(make, message):
@@ -504,7 +534,7 @@ def test_invalid_parameters_are_refused_at_reset(make, message):
     agent = make()  # __init__ only stores
     with pytest.raises(InvalidParameterError) as err:
         agent.reset(spec, np.random.default_rng(0))
-    assert str(err.value).startswith(message)
+    assert str(err.value) == message
 
 
 # --------------------------------------------------------------------------- conformance

@@ -60,13 +60,14 @@ class Recording(GEGE):
 
 def test_parameters_are_validated_at_reset():
     env = _easy()
-    for bad, match in [
-        ({"constants": "fast"}, "constants must be 'theory' or 'practical'"),
-        ({"design_tol": 0.0}, "design_tol must be a float in the open interval"),
-        ({"design_tol": True}, "design_tol must be"),
+    for bad, message in [
+        ({"constants": "fast"}, "constants must be one of 'theory', 'practical'; got 'fast'."),
+        ({"design_tol": 0.0}, "design_tol must be a float in (0, 1); got 0.0."),
+        ({"design_tol": True}, "design_tol must be a float in (0, 1); got True."),
     ]:
-        with pytest.raises(InvalidParameterError, match=match):
+        with pytest.raises(InvalidParameterError) as info:
             run_episode(env, GEGE(**bad), 0)
+        assert str(info.value) == f"GEGE: {message}"
     assert GEGE().get_params() == {"constants": "theory", "design_tol": 1e-6}
 
 

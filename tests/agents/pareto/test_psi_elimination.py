@@ -56,10 +56,14 @@ def _front8() -> np.ndarray:
 
 def test_parameters_are_validated_at_reset():
     env = _easy(budget=100)
-    with pytest.raises(InvalidParameterError, match="forget must be True or False"):
+    with pytest.raises(InvalidParameterError) as info:
         run_episode(env, EGESH(forget="yes"), 0)
-    with pytest.raises(InvalidParameterError, match="threshold must be one of"):
+    assert str(info.value) == "EGESH: forget must be True or False; got 'yes'."
+    with pytest.raises(InvalidParameterError) as info:
         run_episode(env, PSIUniform(threshold="tight"), 0)
+    assert str(info.value) == (
+        "PSIUniform: threshold must be one of 'union', 'heuristic'; got 'tight'."
+    )
     assert EGESH().get_params() == {"forget": False}
     assert EGESR().get_params() == {}
     assert PSIUniform().get_params() == {"threshold": "union"}
