@@ -32,7 +32,7 @@ import gymnasium as gym
 import numpy as np
 
 import bandit_envs  # noqa: F401
-from agents.linear_bai.soare import FullyAdaptiveXY, GAllocation, XYAdaptive, XYAllocation, XYOracle
+from agents.linear_bai.soare_static import FullyAdaptiveXY, GAllocation, XYAdaptive, XYAllocation, XYOracle
 from bandit_envs import run_episode
 
 INSTANCES = {"small": dict(d=2, omega=0.1), "big": dict(d=5, omega=0.01)}
