@@ -84,15 +84,34 @@ class DesignMemo:
             size = _nbytes(value)
             self._data[key] = (value, size)
             self._bytes += size
-            while len(self._data) > 1 and (
-                len(self._data) > self.maxsize or self._bytes > self.max_bytes
-            ):
-                _, (_, dropped) = self._data.popitem(last=False)
-                self._bytes -= dropped
+            self._trim()
             return value
         self.hits += 1
         self._data.move_to_end(key)
         return value
+
+    def peek(self, key: Hashable) -> Any:
+        """The memoised value of ``key``, or None; neither computes nor counts as a use."""
+        entry = self._data.get(key)
+        return None if entry is None else entry[0]
+
+    def put(self, key: Hashable, value: Any) -> None:
+        """Store ``value`` under ``key`` (replacing an older value), as a miss of :meth:`get`."""
+        old = self._data.pop(key, None)
+        if old is not None:
+            self._bytes -= old[1]
+        size = _nbytes(value)
+        self._data[key] = (value, size)
+        self._bytes += size
+        self._trim()
+
+    def _trim(self) -> None:
+        """Drop least recently used entries beyond ``maxsize`` or ``max_bytes`` (keep one)."""
+        while len(self._data) > 1 and (
+            len(self._data) > self.maxsize or self._bytes > self.max_bytes
+        ):
+            _, (_, dropped) = self._data.popitem(last=False)
+            self._bytes -= dropped
 
     def clear(self) -> None:
         """Forget every entry (for benchmarks that time cold solves)."""

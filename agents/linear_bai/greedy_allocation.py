@@ -23,17 +23,16 @@ Everything works in the coordinates of an orthonormal basis of the span of the a
 
 from __future__ import annotations
 
-import collections
 import math
-from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import NDArray
 
+from agents.common.design_cache import DesignMemo
+
 __all__ = [
     "TIE_RTOL",
     "GreedyPhase",
-    "Memo",
     "SequencePlan",
     "TrackingPlan",
     "next_check",
@@ -318,8 +317,8 @@ class GreedySequence:
         return self._seq[start:stop].copy()
 
 
-_SEQUENCES: collections.OrderedDict[tuple, GreedySequence] = collections.OrderedDict()
-_SEQUENCES_MAX = 6
+#: the greedy sequences of the last few instances (a sequence is extended as episodes need it).
+_SEQUENCES = DesignMemo(maxsize=6)
 
 
 def cached_greedy_sequence(
@@ -327,10 +326,10 @@ def cached_greedy_sequence(
 ) -> GreedySequence:
     """A per-process memo of :class:`GreedySequence` (static allocations are deterministic).
 
-    The greedy sequence of a static allocation is a deterministic function of the instance
-    (spec 001 §2.0, §6 item 8), so episodes on the same instance share it: it is computed once
-    per process, which makes 10⁶-pull static runs affordable. Keyed on the exact bytes of the
-    inputs; the few most recent sequences are kept.
+    The greedy sequence of a static allocation does not depend on the rewards, so it is a
+    deterministic function of the instance and the episodes on one instance share it: it is
+    computed once per process, which makes 10⁶-pull static runs affordable. Keyed on the exact
+    bytes of the inputs; the few most recent sequences are kept.
     """
     key = (
         arms.shape,
@@ -340,44 +339,10 @@ def cached_greedy_sequence(
         None if weights is None else weights.tobytes(),
         tuple(int(i) for i in init),
     )
-    seq = _SEQUENCES.get(key)
-    if seq is None:
-        seq = GreedySequence(arms, targets, weights, init)
-        _SEQUENCES[key] = seq
-        while len(_SEQUENCES) > _SEQUENCES_MAX:
-            _SEQUENCES.popitem(last=False)
-    else:
-        _SEQUENCES.move_to_end(key)
-    return seq
-
-
-class Memo:
-    """A small per-process LRU memo for deterministic, expensive results (designs, phases)."""
-
-    def __init__(self, size: int = 32) -> None:
-        self._data: collections.OrderedDict[tuple, object] = collections.OrderedDict()
-        self._size = size
-
-    def get(self, key: tuple, compute: Callable[[], object]) -> object:
-        """The memoised value of ``key``, computed by ``compute()`` on a miss."""
-        if key in self._data:
-            self._data.move_to_end(key)
-            return self._data[key]
-        value = compute()
-        self._data[key] = value
-        while len(self._data) > self._size:
-            self._data.popitem(last=False)
-        return value
-
-    def peek(self, key: tuple) -> object | None:
-        """The memoised value of ``key`` or None (no computation)."""
-        return self._data.get(key)
-
-    def put(self, key: tuple, value: object) -> None:
-        """Store ``value`` under ``key``."""
-        self._data[key] = value
-        while len(self._data) > self._size:
-            self._data.popitem(last=False)
+    sequence: GreedySequence = _SEQUENCES.get(
+        key, lambda: GreedySequence(arms, targets, weights, init)
+    )
+    return sequence
 
 
 # --------------------------------------------------------------------------- design tracking

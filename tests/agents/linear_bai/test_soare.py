@@ -25,7 +25,8 @@ from agents.linear_bai.greedy_allocation import (
     non_dominated,
     select_greedy,
 )
-from agents.linear_bai.soare_static import FullyAdaptiveXY, GAllocation, XYAdaptive, XYAllocation, XYOracle
+from agents.linear_bai.soare_static import GAllocation, XYAllocation, XYOracle
+from agents.linear_bai.soare_xy_adaptive import FullyAdaptiveXY, XYAdaptive
 from bandit_envs import run_episode
 from bandit_envs.envs.linear_best_arm import soare_features
 from bandit_envs.errors import InvalidParameterError
