@@ -12,8 +12,8 @@ correlated through the shared θ) and spend a fixed budget; they differ in the s
   experiments in drug discovery"), computed exactly.
 
 Both solve best-arm identification (answer: the arm of largest posterior mean) and, as adapted
-by Li, Ma, Hua & Zhu (spec 002 §2.9 items 4–5, L529–L531), the all-ε-good task: at the end of
-the budget they return ``{i : μ̂_i ≥ max_j μ̂_j − ε}`` with μ̂ the posterior means.
+by Li, Ma, Hua & Zhu (2025, Sec. 7) for their all-ε-good benchmark, the all-ε-good task: at the
+end of the budget they return ``{i : μ̂_i ≥ max_j μ̂_j − ε}`` with μ̂ the posterior means.
 
 Shared math written here once: :class:`GaussianLinearPosterior` (Kalman / Bayesian linear
 regression with rank-one updates, O(K r + r²) a pull) and the exact knowledge gradient of a
@@ -63,8 +63,8 @@ class GaussianLinearPosterior:
 
     Model: θ ~ N(m₀, η² I), y = z_aᵀθ + N(0, λ) for a pull of arm a. Work happens in the
     coordinates of an orthonormal basis of the span of the arms (``z`` from
-    :func:`bandit_envs.theory.linalg.reduce_features`): the prior of the projected parameter is again
-    N(Uᵀm₀, η² I) and the means are unchanged, so the posterior of μ is exact.
+    :func:`bandit_envs.theory.linalg.reduce_features`): the prior of the projected parameter is
+    again N(Uᵀm₀, η² I) and the means are unchanged, so the posterior of μ is exact.
 
     A pull of arm a with outcome y is the Kalman (rank-one) update, with s = S z_a and
     d = λ + z_aᵀ S z_a (Frazier, Powell & Dayanik 2009, eq. (4)–(5)):
@@ -497,7 +497,7 @@ class BayesGap(_BayesFixedBudget):
 
     **Answer** (fixed budget T). Best arm: argmax μ̂ (``recommendation="posterior_mean"``,
     default) or the paper's Ω_T = J_t at the pull with the smallest B_{J_t}(t)
-    (``"min_gap"``). All ε-good (Li et al.'s adaptation, spec 002 §2.9 item 4, whatever
+    (``"min_gap"``). All ε-good (Li et al.'s adaptation, 2025, Sec. 7, whatever
     ``recommendation`` says): {i : μ̂_i ≥ max μ̂ − ε} at the end of the budget.
 
     Cost: O(K r + r²) a pull (rank-one posterior update and O(K) indices).
@@ -513,8 +513,12 @@ class BayesGap(_BayesFixedBudget):
     """
 
     card = AgentCard(
-        summary="fixed budget, Bayesian gap-based sampling with a Gaussian linear belief (correlated posterior of the means); answers the best arm, or the eps-rule on the posterior means for all eps-good problems",
-        paper="Hoffman, Shahriari & de Freitas, AISTATS 2014, Alg. 1 (adapted as in Li, Ma, Hua & Zhu)",
+        summary="Fixed budget: Bayesian gap-based (UGapE-like) sampling with a Gaussian linear "
+        "belief, so that the posterior means are correlated. Answers the best arm, or the "
+        "eps-rule on the posterior means for all-eps-good problems",
+        paper="Hoffman, Shahriari & de Freitas, On correlation and budget constraints in "
+        "model-based bandit optimization, AISTATS 2014, Algorithm 1; all-eps-good answer as in "
+        "Li, Ma, Hua & Zhu, arXiv 2510.00073 (2025), Sec. 7",
     )
 
     parameters = {
@@ -601,8 +605,9 @@ class KGCB(_BayesFixedBudget):
     """Knowledge gradient with correlated beliefs (Frazier, Powell & Dayanik 2009; KGCB).
 
     Negoescu, Frazier & Powell (2011) apply KGCB to a linear (Free–Wilson) belief model, which is
-    what this agent does: θ ~ N(m₀, η²I) (default N(0, I), spec 002 §5 item 16), Gaussian noise
-    of the problem's σ, so the means μ = Zθ have a correlated Gaussian belief N(μⁿ, Σⁿ).
+    what this agent does: θ ~ N(m₀, η²I) (default N(0, I): Li et al. do not give their prior),
+    Gaussian noise of the problem's σ, so the means μ = Zθ have a correlated Gaussian belief
+    N(μⁿ, Σⁿ).
 
     **Sampling**: measure x_n = argmax_x ν_x,
     ν_x = E[max_i μ_i^{n+1} | x] − max_i μ_i^n, computed exactly by the piecewise-linear
@@ -612,8 +617,8 @@ class KGCB(_BayesFixedBudget):
     the episode's generator. The belief is updated by the Kalman rank-one formulas
     (:class:`GaussianLinearPosterior`, full K×K covariance).
 
-    **Answer** (fixed budget T): best arm: argmax μⁿ; all ε-good (Li et al.'s adaptation, spec 002
-    §2.9 item 5): {i : μ_iⁿ ≥ max μⁿ − ε}.
+    **Answer** (fixed budget T): best arm: argmax μⁿ; all ε-good (Li et al.'s adaptation, 2025,
+    Sec. 7): {i : μ_iⁿ ≥ max μⁿ − ε}.
 
     Cost per pull: O(K² log K) for the sort plus O(K²) per pruning round of the envelope
     (a few rounds in practice), and O(K² + K r) for the update.
@@ -625,8 +630,12 @@ class KGCB(_BayesFixedBudget):
     """
 
     card = AgentCard(
-        summary="fixed budget, knowledge gradient with correlated beliefs (exact piecewise-linear expectation) under a Gaussian linear belief; best arm or the eps-rule on the posterior",
-        paper="Frazier, Powell & Dayanik 2009; Negoescu, Frazier & Powell 2011 (Free-Wilson beliefs; adapted as in Li, Ma, Hua & Zhu,)",
+        summary="Fixed budget: knowledge gradient with correlated beliefs under a Gaussian linear "
+        "belief, computed exactly. Answers the best arm, or the eps-rule on the posterior means "
+        "for all-eps-good problems",
+        paper="Frazier, Powell & Dayanik, INFORMS J. Computing 2009 (KGCB, Sec. 4); Negoescu, "
+        "Frazier & Powell, INFORMS J. Computing 2011 (linear beliefs); all-eps-good answer as "
+        "in Li, Ma, Hua & Zhu, arXiv 2510.00073 (2025), Sec. 7",
     )
 
     _full_cov = True

@@ -1,9 +1,9 @@
 """``LinGapE``: gap-based fully adaptive exploration (Xu, Honda & Sugiyama, AISTATS 2018).
 
 "A Fully Adaptive Algorithm for Pure Exploration in Linear Bandits". Fixed confidence; the
-two arm-selection rules of the paper (greedy, as simulated by the authors, and the ratio rule
-that the analysis covers, spec 003 §4) and three confidence widths (the paper's self-normalised
-bound, an S-free self-normalised bound for least squares, and a heuristic).
+two arm-selection rules of the paper (the greedy rule, which the authors' experiments use, and
+the ratio rule, which the analysis covers) and three confidence widths (the paper's
+self-normalised bound, an S-free self-normalised bound for least squares, and a heuristic).
 """
 
 from __future__ import annotations
@@ -64,15 +64,15 @@ def single_direction_design(z: np.ndarray, y: np.ndarray) -> np.ndarray:
 
     With c* = argmin ‖c‖₁ subject to Σ_a c_a z_a = y (a linear program), the optimum is
     w*_a = |c*_a| / ‖c*‖₁ and min_w ‖y‖²_{A(w)⁻¹} = ‖c*‖₁² (the "p*" of the paper's ratio rule;
-    spec 003 §4 describes the same LP in the authors' code).
+    Fiez et al.'s public LinGapE code solves the same LP).
 
     For K > max(64, 20r) the LP is solved by column generation, which is exact: the LP on a
     subset S of arms (first the 4r arms with the largest |z_aᵀy|) gives c_S and the dual λ
     (zᵀ_S λ ∈ [−1, 1]); if every arm has |z_aᵀλ| ≤ 1 (one product with z), λ is dual feasible
     for the whole LP and c_S, extended by zeros, is optimal (same objective as the dual);
     otherwise the most violating arms join S (up to 4r per round) and the LP is solved again.
-    Each round costs an LP over O(r) arms instead of K (about 10× faster at K = 10⁴, r = 20);
-    when the minimiser is unique, which is the generic case, it is the same design.
+    Each round costs an LP over O(r) arms instead of K; when the minimiser is unique, which is
+    the generic case, it is the same design.
 
     Args:
         z: arm coordinates, shape (K, r).
@@ -149,7 +149,7 @@ class LinGapE(BaseAgent):
       i_t. On the event of the confidence bound, every j has μ_j − μ_{i_t} ≤ B(t) ≤ ε.
     * **Sampling** for y_t = x_{i_t} − x_{j_t}:
 
-      - ``"greedy"`` (the variant the authors simulated, spec 003 §4): the arm minimising
+      - ``"greedy"`` (the variant of the authors' experiments): the arm minimising
         ‖y_t‖²_{(A_t + x_a x_aᵀ)⁻¹} = ‖y_t‖²_{A_t⁻¹} − (y_tᵀA_t⁻¹x_a)²/(1 + ‖x_a‖²_{A_t⁻¹}),
         i.e. argmax_a (y_tᵀA_t⁻¹x_a)² / (1 + ‖x_a‖²_{A_t⁻¹});
       - ``"ratio"`` (the rule the sample-complexity analysis covers): with p* the optimal
@@ -161,8 +161,8 @@ class LinGapE(BaseAgent):
       - ``"self_normalized"`` (the paper's bound, from Abbasi-Yadkori, Pál & Szepesvári 2011,
         Thm 2; proven): ridge estimate θ̂ = (λI + Σ xxᵀ)⁻¹Σ x y with λ = ``ridge`` and
         C_t = σ √(2 log(det(A_t)^{1/2} λ^{-r/2} / δ)) + √λ S, which needs S = ``theta_bound`` ≥ ‖θ‖.
-        It holds for all directions at once, so no union over the K² pairs is needed (the
-        authors' code puts a K² inside the log, spec 003 §4; that only widens the bound).
+        It holds for all directions at once, so no union over the K² pairs is needed (Fiez et
+        al.'s public LinGapE code puts a K² inside the log; that only widens the bound).
       - ``"self_normalized_ols"`` (proven, no S needed): least squares (λ = 0) after the first
         round, whose Gram matrix A₀ = Σ_k x_k x_kᵀ is known in advance. Abbasi-Yadkori et al.
         (2011) Thm 1 with the regulariser V = c·A₀ (c = ``ridge``) bounds the noise sum S_t by
@@ -215,13 +215,17 @@ class LinGapE(BaseAgent):
     """
 
     card = AgentCard(
-        summary="gap-based fully adaptive sampling (greedy or ratio rule), stop when the gap index <= epsilon; heuristic (default) or self-normalised confidence widths",
-        paper="Xu, Honda & Sugiyama, AISTATS 2018",
+        summary="Gap-based fully adaptive sampling of the direction between the empirical best arm "
+        "and its strongest challenger (greedy or ratio rule); stops when the gap index is at "
+        "most epsilon. Heuristic (default) or self-normalised confidence widths",
+        paper="Xu, Honda & Sugiyama, A Fully Adaptive Algorithm for Pure Exploration in Linear "
+        "Bandits, AISTATS 2018 (LinGapE)",
         heuristics=(
             Heuristic(
                 "confidence",
                 lambda v: v == "heuristic",
-                "width sigma sqrt(2 log((1 + log t)/delta)), the GLR threshold of the experiments, not proven (default)",
+                "width sigma sqrt(2 log((1 + log t)/delta)), the GLR threshold of the "
+                "experiments, not proven (default)",
             ),
         ),
     )
@@ -304,8 +308,8 @@ class LinGapE(BaseAgent):
         z, k = self._z, self.n_arms
         # Three representations (see the class docstring): G = X A⁻¹ Xᵀ (K ≤ max(2r, 32)),
         # a few columns of G (LinGapE's own decision rule, larger K), or W = X A⁻¹ (subclasses
-        # that override _decide and read W, e.g. agents.eps_good.top_m). The matrices are Fortran-ordered
-        # so that BLAS ``dger`` applies the rank-one updates in place.
+        # that override _decide and read W, e.g. agents.eps_good.top_m). The matrices are
+        # Fortran-ordered so that BLAS ``dger`` applies the rank-one updates in place.
         self._full = k <= max(2 * self._r, 32)
         self._columns = not self._full and type(self)._decide is LinGapE._decide
         if self._columns:

@@ -1,18 +1,19 @@
-"""``PELEG``: phased elimination with an online exploration game (spec 003).
+"""``PELEG``: phased elimination with an online exploration game (Zaki, Mohan & Gopalan).
 
 Zaki, Mohan & Gopalan, "Explicit Best Arm Identification in Linear Bandits Using No-Regret
-Learners" (Algorithm 1, L94–123 of ``papers/003``). Each phase m is a two-player zero-sum game
+Learners" (arXiv 2006.07562, 2020), Algorithm 1. Each phase m is a two-player zero-sum game
 played online: a MAX player (exponential weights, "EXP-WTS", over all K arms) proposes a
 sampling distribution w_t, a MIN player best-responds with the most confusing direction λ_t (the
 minimum-W_t-norm point of a union of half-spaces), arms are pulled by cumulative tracking of the
 w_t, and the phase ends when the confidence ellipsoid ``{λ: ‖λ‖²_{V_t} ≤ r_m²}`` misses every
 half-space. OLS on the phase's own data then eliminates the arms more than 2^{-(m+2)} below
 another active arm. Within a phase the whole pull sequence is a deterministic function of
-(X, 𝒳_m, m, δ) (spec §2.11): the batch path announces a whole phase at once, and phases are
-cached across episodes.
+(X, 𝒳_m, m, δ): Hedge gains, best responses, tracking and the phase's stopping test never look
+at the rewards, which enter only through the phase's estimate. So the batch path announces a
+whole phase at once, and phases are cached across episodes.
 
-The module also exposes the building blocks (spec §8): :func:`phase_constants`,
-:func:`hedge_weights`, :func:`best_response`, :func:`ball_min_norm`, :func:`track`.
+The module also exposes the building blocks: :func:`phase_constants`, :func:`hedge_weights`,
+:func:`best_response`, :func:`ball_min_norm`, :func:`track`.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ __all__ = [
     "track",
 ]
 
-#: presets of :class:`PELEG` (spec 003 §6 D1/D2): the flags each one sets.
+#: presets of :class:`PELEG`: the flags each one sets (see the class docstring).
 PRESETS: dict[str, dict[str, bool]] = {
     "practical": {"use_ball": False, "shrink_eps": False},
     "theory": {"use_ball": True, "shrink_eps": True},
@@ -66,13 +67,15 @@ def phase_constants(
     shrink_eps: bool = False,
     delta_schedule: str = "paper",
 ) -> dict[str, float]:
-    """The per-phase constants of Algorithm 1, lines 5–7 (spec 003 §2.2).
+    """The per-phase constants of Algorithm 1, lines 5–7.
 
-    * δ_m = δ/m² (``"paper"``) or 6δ/(π²m²) (``"corrected"``, spec §3 Corollary-1 erratum, §6 D6);
+    * δ_m = δ/m² (``"paper"``) or 6δ/(π²m²) (``"corrected"``): the paper's Corollary 1 claims
+      Π_m (1 − δ/m²) ≥ 1 − δ, which is false (the product is about 1 − π²δ/6); with
+      6δ/(π²m²) the union bound sums to δ;
     * D_m = 2(√2 − 1)·√(C/(max_{x≠x'∈𝒳_m}‖x − x'‖²·log K)) (line 6);
-    * r_m² = 8σ²·log(K²/δ_m) (line 13; σ² = 1 in the paper, which assumes 1-sub-Gaussian noise:
-      the σ² factor is ours, spec §1.1);
-    * ε_m = min{1, D_m√C/r_m}·2^{-(m+1)} if ``shrink_eps`` else 2^{-(m+1)} (line 7, §6 D1).
+    * r_m² = 8σ²·log(K²/δ_m) (line 13; the paper assumes 1-sub-Gaussian noise, σ = 1: the σ²
+      factor is ours);
+    * ε_m = min{1, D_m√C/r_m}·2^{-(m+1)} if ``shrink_eps`` else 2^{-(m+1)} (line 7).
 
     Args:
         c_min: C = λ_min(Σ_k x_k x_kᵀ) (line 3).
@@ -103,7 +106,7 @@ def phase_constants(
 
 
 def hedge_weights(gains: np.ndarray, eta: float) -> np.ndarray:
-    """Exponential weights w ∝ exp(η·G) on cumulative gains (EXP-WTS, App. B.1.1; spec §2.4 D4).
+    """Exponential weights w ∝ exp(η·G) on cumulative gains (EXP-WTS, App. B.1.1).
 
     Computed with the log-sum-exp shift, so the weights are finite, sum to 1 and are strictly
     positive unless a gain gap exceeds ~745/η (then the smallest underflow to 0).
@@ -117,7 +120,8 @@ def track(counts: np.ndarray, cum_weights: np.ndarray) -> int:
     """Tracking rule of line 19: argmin_k n_{t−1}^k / Σ_{s≤t} w_s^k, lowest index on ties.
 
     Lemma 3 (App. B.1): with counts and cumulative weights both starting at 1 per arm after the
-    burn-in, Σ_s w_s^k − (K − 1) ≤ n_t^k ≤ Σ_s w_s^k + 1 for all t ≥ K (spec §2.6 D5).
+    burn-in (the base case of its proof counts the burn-in pull of arm s as w_s = e_s),
+    Σ_s w_s^k − (K − 1) ≤ n_t^k ≤ Σ_s w_s^k + 1 for all t ≥ K.
     """
     return int(np.argmin(counts / cum_weights))
 
@@ -125,9 +129,9 @@ def track(counts: np.ndarray, cum_weights: np.ndarray) -> int:
 def ball_min_norm(
     matrix: np.ndarray, pairs: np.ndarray, eps: float, radius: float
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Min λᵀMλ s.t. yᵀλ ≥ ε, ‖λ‖ ≤ D, for every row y of ``pairs`` (spec §2.5, Claim 1).
+    """Min λᵀMλ s.t. yᵀλ ≥ ε, ‖λ‖ ≤ D, for every row y of ``pairs`` (App. C, Claim 1).
 
-    KKT (Claim 1, L428–434: the linear constraint is tight): λ(μ) = ε(M + μI)⁻¹y/(yᵀ(M + μI)⁻¹y)
+    KKT (Claim 1: the linear constraint is tight): λ(μ) = ε(M + μI)⁻¹y/(yᵀ(M + μI)⁻¹y)
     with μ = 0 if ‖λ(0)‖ ≤ D, else the μ > 0 with ‖λ(μ)‖ = D, found by bisection (‖λ(μ)‖ is
     non-increasing in μ). Pairs with ε/‖y‖ > D are infeasible: value +∞. One eigen-decomposition
     of M; vectorised over pairs.
@@ -201,7 +205,7 @@ def best_response(
     eps: float,
     radius: float | None = None,
 ) -> tuple[np.ndarray, int, float]:
-    """The MIN player's best response λ_t (line 16; spec §2.5).
+    """The MIN player's best response λ_t (Algorithm 1, line 16).
 
     Without the ball (``radius=None``, Note 2; Lemma 5): the pair maximising ‖y‖²_{W⁻¹}, and
     λ = ε W⁻¹y/‖y‖²_{W⁻¹}, of value ε²/‖y‖²_{W⁻¹} (lowest pair index on ties; the sign of y
@@ -264,7 +268,7 @@ class _Phase:
         self.t = 0  # pulls made in this phase (burn-in included)
         self.h = 0  # Hedge rounds
         self.counts = np.zeros(k, dtype=np.int64)
-        self.cumw = np.ones(k)  # the burn-in counts as w_s = e_s (spec §2.6 D5)
+        self.cumw = np.ones(k)  # the burn-in counts as w_s = e_s (see track)
         self.gains = np.zeros(k)
         self.eta_scale = math.sqrt(8.0 * math.log(k)) / self.radius**2
         self.w = np.full(k, 1.0 / k)
@@ -275,7 +279,7 @@ class _Phase:
         self.passed = np.zeros(self.pairs.shape[0], dtype=bool)
         self.ended = False
 
-    # -- the phase stopping criterion (line 13; practical: spec §2.7)
+    # -- the phase stopping criterion (line 13; without the ball: the practical form, Note 2)
     def _criterion(self) -> bool:
         if self.r2 <= 0.0:  # noiseless: any V ≻ 0 puts every half-space outside the ellipsoid
             return True
@@ -295,7 +299,7 @@ class _Phase:
         return bool(ok.all())
 
     def max_pair_norm(self) -> float:
-        """Max over active pairs of ‖x − x'‖²_{V⁻¹} (the Key Lemma quantity, spec §7 fact 7)."""
+        """Max over active pairs of ‖x − x'‖²_{V⁻¹} (the quantity of the Key Lemma, Lemma 1)."""
         return float(self.qn.max()) if self.qn is not None else math.inf
 
     def _pull(self, arm: int) -> None:
@@ -304,7 +308,7 @@ class _Phase:
         self.t += 1
         if self.use_ball or self.vinv is None:
             self.v += x[:, None] * x[None, :]
-        if self.vinv is not None:  # Sherman–Morrison on V⁻¹ and on the pair norms (spec §2.11)
+        if self.vinv is not None:  # Sherman–Morrison on V⁻¹ and on the pair norms
             u = self.vinv @ x
             den = 1.0 + float(x @ u)
             self.vinv -= (u[:, None] * u[None, :]) / den
@@ -367,58 +371,67 @@ class _Phase:
 
 
 class PELEG(BaseAgent):
-    """PELEG (Zaki, Mohan & Gopalan; spec 003, Algorithm 1).
+    """PELEG (Zaki, Mohan & Gopalan 2020, Algorithm 1).
 
-    Phase m (spec §2): constants δ_m, D_m, r_m², ε_m (:func:`phase_constants`); burn-in (every
-    one of the K arms once, line 10); then game rounds: the MAX player's exponential weights
-    w_t ∝ exp(η_t G_{t−1}) over all K arms with η_t = √(8 log K/t)/D_m² (App. G L700) and
+    Phase m: constants δ_m, D_m, r_m², ε_m (:func:`phase_constants`); burn-in (every one of the K
+    arms once, eliminated ones included, line 10); then game rounds: the MAX player's exponential
+    weights w_t ∝ exp(η_t G_{t−1}) over all K arms with η_t = √(8 log K/t)/D_m² (the rate of the
+    experiments, App. G) and
     cumulative gains G (:func:`hedge_weights`); the MIN player's best response λ_t
     (:func:`best_response`); gains U_t^k = (λ_tᵀx_k)²; tracking (:func:`track`). The phase ends
-    at the first t ≥ K where the stopping criterion holds (line 13); practical form
-    max_{x≠x'∈𝒳_m}‖x − x'‖²_{V_t⁻¹} < ε_m²/r_m² (spec §2.7). Then θ̂_m = OLS on the phase's own
+    at the first t ≥ K where the stopping criterion holds (line 13), checked right after the
+    burn-in and after every pull; without the ball it reads
+    max_{x≠x'∈𝒳_m}‖x − x'‖²_{V_t⁻¹} < ε_m²/r_m² (Note 2). Then θ̂_m = OLS on the phase's own
     data (burn-in included, line 25) and 𝒳_{m+1} = {x ∈ 𝒳_m: max_{x'} θ̂_mᵀ(x' − x) ≤ 2^{-(m+2)}}
-    (line 26, strict elimination, D11). The agent stops when one arm is left (line 29).
+    (line 26: an arm is eliminated only when strictly more than 2^{-(m+2)} below). The agent stops
+    when one arm is left (line 29). Ties (tracking, best response) go to the lowest index.
 
-    Presets (spec §6 D1/D2): ``"practical"`` (default; the variant of the paper's experiments:
+    Presets: ``"practical"`` (default; the variant of the paper's experiments, Sec. 6 and Note 2:
     no ball in the best response nor in the stopping criterion, unshrunk ε_m) and ``"theory"``
-    (the ball B(0, D_m) in both, shrunk ε_m: the analysed Algorithm 1, ~200× more samples).
-    ``use_ball`` and ``shrink_eps`` override the preset.
+    (the ball B(0, D_m) in both, shrunk ε_m: the analysed Algorithm 1). The paper drops the ball
+    in its experiments without saying whether the shrink factor min{1, D_m√C/r_m} of ε_m stays;
+    it only serves the ball's analysis and costs a factor about r_m²/(D_m²C) in samples, so the
+    practical preset drops it too. ``use_ball`` and ``shrink_eps`` override the preset.
 
     δ-correctness: within a phase the design does not depend on the rewards, so on the phase's
     OLS every yᵀ(θ̂_m − θ) is σ²‖y‖²_{V⁻¹}-sub-Gaussian, and the stopping criterion makes every
-    active pair's error exceed 2^{-(m+2)} with probability ≤ 2δ_m/K² (Lemma 6, L613–653; in
-    the practical variant the Key Lemma holds directly by the stopping rule, spec §2.7). The
-    union over pairs and phases gives an error ≤ Σ_m δ_m: ≤ δ with
-    ``delta_schedule="corrected"`` (δ_m = 6δ/(π²m²), default), ≤ π²δ/6 with the paper's
-    δ_m = δ/m² (Corollary 1 erratum, spec §3, §7 fact 16), kept for exact reproduction.
+    active pair's error exceed 2^{-(m+2)} with probability ≤ 2δ_m/K² (Lemma 6, App. E; without
+    the ball the Key Lemma, Lemma 1, holds directly by the stopping rule). The union over pairs
+    and phases gives an error ≤ Σ_m δ_m: ≤ δ with ``delta_schedule="corrected"``
+    (δ_m = 6δ/(π²m²), default), ≤ π²δ/6 with the paper's δ_m = δ/m² (its Corollary 1 claims
+    ≤ δ, which is false), kept for exact reproduction.
 
     Noise: r_m² = 8σ²log(K²/δ_m) with σ = ``spec.noise_std`` (the paper assumes σ = 1). Features
-    that do not span R^h are handled in the coordinates of their span (C = smallest non-zero
-    eigenvalue; spec §6 D13). The theory preset's ball radius assumes ‖x_k‖ ≤ 1 (spec §1.1).
+    that do not span R^h, which the paper leaves undefined (C = 0), are handled in the
+    coordinates of their span (C = the smallest non-zero eigenvalue). The theory preset's ball
+    radius assumes ‖x_k‖ ≤ 1, as the paper does (Sec. 2).
 
     Batch path: the pull sequence of a phase is a deterministic function of (X, 𝒳_m, m, δ, σ,
-    flags) (spec §2.11), so ``select_batch`` announces a whole phase (its pull counts), and the
+    flags), so ``select_batch`` announces a whole phase (its pull counts), and the
     counts are cached across episodes (batch path only). The one-pull path plays the same
     sequence pull by pull: both paths take the same decisions at the same sample counts.
 
     Args:
         preset: ``"practical"`` or ``"theory"``.
         use_ball: ``None`` (from the preset) or a bool: the ball B(0, D_m) in the best response
-            and in the stopping criterion (spec §6 D2).
+            and in the stopping criterion (lines 13 and 16).
         shrink_eps: ``None`` (from the preset) or a bool: the factor min{1, D_m√C/r_m} of ε_m
-            (spec §6 D1).
+            (line 7).
         delta_schedule: ``"corrected"`` (6δ/(π²m²), δ-correct) or ``"paper"`` (δ/m²).
-        eta_clock: ``"hedge"`` (t = the Hedge round, 1, 2, …, spec §6 D3 default) or
-            ``"phase"`` (t = the round index of line 14, K + 1, K + 2, …) in η_t.
+        eta_clock: the t of η_t, which the paper leaves ambiguous: ``"hedge"`` (default; t = the
+            Hedge round, 1, 2, …) or ``"phase"`` (t = the round index of line 14, K + 1, …).
         hedge_update_every: B ≥ 1: the MAX and MIN players act every B rounds and hold their
-            play in between (spec §6 D16 speed knob). 1 (default) is the paper's algorithm;
-            B > 1 is a labelled approximation.
+            play in between (a speed knob). 1 (default) is the paper's algorithm; B > 1 is a
+            labelled approximation.
 
     """
 
     card = AgentCard(
-        summary="phased elimination; each phase an online game (Hedge MAX player over arms vs best-response MIN player), cumulative tracking, least squares on the phase's data",
-        paper="Zaki, Mohan & Gopalan, Explicit Best Arm Identification in Linear Bandits Using No-Regret Learners",
+        summary="Phased elimination where each phase is an online game (a Hedge player over the "
+        "arms against a best-responding player), pulls by cumulative tracking, and least "
+        "squares on the phase's own data",
+        paper="Zaki, Mohan & Gopalan, Explicit Best Arm Identification in Linear Bandits Using "
+        "No-Regret Learners, arXiv 2006.07562 (2020), Algorithm 1 (PELEG)",
         heuristics=(
             Heuristic(
                 "delta_schedule",

@@ -50,9 +50,10 @@ _ORACLE_DESIGN_TOL = 1e-6
 class _StaticAllocation(SoareAgent):
     """A reward-independent allocation with the empirical stopping rule (Fig. 2, Eq. 11).
 
-    Subclasses provide the greedy targets/weights and the continuous design. The allocation is a
-    deterministic function of the instance (spec 001 §6 item 8): the greedy sequence is computed
-    once per process and instance and shared by episodes (:func:`cached_greedy_sequence`).
+    Subclasses provide the greedy targets/weights and the continuous design. The allocation does
+    not depend on the rewards, so it is a deterministic function of the instance: the greedy
+    sequence is computed once per process and instance and shared by the episodes
+    (:func:`~agents.linear_bai.greedy_allocation.cached_greedy_sequence`).
     The parameters (documented by each subclass) are those of :class:`GAllocation`.
     """
 
@@ -155,7 +156,7 @@ class _StaticAllocation(SoareAgent):
         return (self._plan().counts_at(target) - self.counts).astype(np.int64)
 
     def recommend(self) -> Answer:
-        """The stopped-on arm, else argmax_x xᵀθ̂ (OLS on all data; spec 001 §2.0)."""
+        """The stopped-on arm, else Π(θ̂) = argmax_x xᵀθ̂ (OLS on all data, lowest index on ties)."""
         self._require_reset("recommend")
         if self._answer is not None:
             return frozenset({self._answer})
@@ -180,8 +181,9 @@ class GAllocation(_StaticAllocation):
 
     Args:
         allocation: ``"greedy"`` (default; the incremental rule of App. C, Eq. 22/26, with the
-            tie-breaking of spec §2.0) or ``"design"`` (the continuous optimal design, tracked by
-            Adams' rule after the initialisation: the efficient rounding of App. C / spec §2.6).
+            tie-break of :func:`~agents.linear_bai.greedy_allocation.select_greedy`) or
+            ``"design"`` (the continuous optimal design, tracked by Adams' rule after the
+            initialisation: the efficient rounding of App. C).
         threshold: β preset (:class:`bandit_envs.theory.thresholds.SoareThreshold`): ``"gaussian"``
             (default, δ-correct for Gaussian noise), ``"paper_fixed"`` (δ-correct, Prop. 1 with
             the corrected constant), ``"paper"`` (literal Prop. 1; its union bound sums to
@@ -195,8 +197,11 @@ class GAllocation(_StaticAllocation):
     """
 
     card = AgentCard(
-        summary="static G-optimal allocation (greedy with lexicographic ties, or design + rounding), empirical stopping rule Eq. 11",
-        paper="Soare, Lazaric & Munos, NIPS 2014, Sec. 4",
+        summary="Static G-optimal allocation, greedy (lexicographic tie-break) or by tracking the "
+        "G-optimal design, with the empirical stopping rule of Eq. 11; fixed budget: the "
+        "least-squares best arm",
+        paper="Soare, Lazaric & Munos, Best-Arm Identification in Linear Bandits, NIPS 2014, "
+        "Sec. 4 (G-allocation, Eq. 12, Fig. 2)",
         heuristics=THRESHOLD_HEURISTICS,
     )
 
@@ -218,8 +223,9 @@ class XYAllocation(_StaticAllocation):
 
     Args:
         allocation: ``"greedy"`` (default; the incremental rule of App. C, Eq. 22/26, with the
-            tie-breaking of spec §2.0) or ``"design"`` (the continuous optimal design, tracked by
-            Adams' rule after the initialisation: the efficient rounding of App. C / spec §2.6).
+            tie-break of :func:`~agents.linear_bai.greedy_allocation.select_greedy`) or
+            ``"design"`` (the continuous optimal design, tracked by Adams' rule after the
+            initialisation: the efficient rounding of App. C).
         threshold: β preset (:class:`bandit_envs.theory.thresholds.SoareThreshold`): ``"gaussian"``
             (default, δ-correct for Gaussian noise), ``"paper_fixed"`` (δ-correct, Prop. 1 with
             the corrected constant), ``"paper"`` (literal Prop. 1; its union bound sums to
@@ -233,8 +239,10 @@ class XYAllocation(_StaticAllocation):
     """
 
     card = AgentCard(
-        summary="static XY (transductive) allocation over all arm differences, Eq. 11 stopping",
-        paper="Soare, Lazaric & Munos, NIPS 2014, Sec. 4",
+        summary="Static XY (transductive) allocation over all the arm differences, greedy or by "
+        "tracking the XY-optimal design, with the empirical stopping rule of Eq. 11",
+        paper="Soare, Lazaric & Munos, Best-Arm Identification in Linear Bandits, NIPS 2014, "
+        "Sec. 4 (XY-allocation, Eq. 14, Fig. 2)",
         heuristics=THRESHOLD_HEURISTICS,
     )
 
@@ -253,15 +261,18 @@ class XYAllocation(_StaticAllocation):
 
 # =========================================================================== oracle
 class XYOracle(_StaticAllocation):
-    """XY-Oracle: the oracle allocation of Eq. 5, which knows θ* (Sec. 6; spec 001 §2.4).
+    """XY-Oracle: the oracle allocation of Eq. 5, which knows θ* (the baseline of Sec. 6).
 
     **Oracle baseline**: told the truth through ``receive_truth`` (results are marked oracle).
     Allocation ``argmin_{x_n} max_{y∈𝒴*} ‖y‖_{A⁻¹}/Δ(y)``, 𝒴* = {x* − x}: by default the
     oracle design λ* (``oracle_weights`` of
     :func:`bandit_envs.theory.complexity.linear_best_arm_complexity`, H_LB = ρ*(λ*), Eq. 6) tracked
-    by Adams' rule after the initialisation (spec §2.4, recommended: avoids the greedy tie
-    pathology of spec §2.0); ``allocation="greedy"`` uses the weighted greedy step (targets 𝒴*,
-    weights 1/Δ²).
+    by Adams' rule after the initialisation; ``allocation="greedy"`` uses the weighted greedy
+    step (targets 𝒴*, weights 1/Δ²). Tracking is the default because the weighted greedy step
+    can pour its pulls into one arm: when several weighted targets tie at the max and one arm
+    helps all of them, that arm is a strict improvement at every step (on the instance of
+    Sec. 6, tens of thousands of pulls of e₁ where λ* asks for a few hundred). The paper does
+    not say which stopping rule its oracle uses.
 
     Stopping: ``stop="empirical"`` (default) — Eq. 11 as the static agents (δ-correct, the
     allocation does not depend on the rewards); ``stop="oracle"`` — Eq. 4, stop at the first n
@@ -277,8 +288,10 @@ class XYOracle(_StaticAllocation):
     """
 
     card = AgentCard(
-        summary="ORACLE baseline: tracks the optimal allocation computed from the true theta",
-        paper="Soare, Lazaric & Munos, NIPS 2014, Eq. 5",
+        summary="ORACLE baseline, told the true theta: tracks the optimal allocation lambda* of "
+        "Eq. 5 and stops by Eq. 11 (or by the deterministic oracle rule of Eq. 4)",
+        paper="Soare, Lazaric & Munos, Best-Arm Identification in Linear Bandits, NIPS 2014, "
+        "Sec. 3 (Eq. 4-7) and Sec. 6 (XY-Oracle)",
         heuristics=THRESHOLD_HEURISTICS,
     )
 
@@ -328,7 +341,7 @@ class XYOracle(_StaticAllocation):
         if np.any(gaps <= 1e-12 * scale):
             raise InvalidParameterError(
                 f"{self.name}: the best arm is not unique; the oracle allocation needs a unique "
-                "best arm (spec 001 §1.1)."
+                "best arm (Soare et al. assume it, Sec. 2)."
             )
         self._truth = {
             "theta": theta_r,

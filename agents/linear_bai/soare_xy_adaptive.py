@@ -66,24 +66,28 @@ class _DesignPhase:
 
 
 class XYAdaptive(SoareAgent):
-    """XY-Adaptive (Soare et al. 2014, Sec. 5, Fig. 3, Eq. 17–18; spec 001 §2.3).
+    """XY-Adaptive (Soare, Lazaric & Munos 2014, Sec. 5, Fig. 3, Eq. 17–18).
 
     Phases j = 1, 2, …; each phase starts afresh (A = 0) with one pull of each initial arm, then
     runs the static XY-allocation restricted to the active directions
     Ŷ_j = {x − x' : x ≠ x' ∈ X̂_j} (Eq. 17; candidates: all arms) until
-    ``U_j(t) = max_{y∈Ŷ_j} yᵀA_t⁻¹y ≤ α·U_{j−1}`` (Eq. 18 with a single normalisation, spec
-    §5.2; U_0 = ``U0``) and at least ``min_phase_len`` greedy pulls were made. At the end of the
-    phase, θ̂_j = OLS on **this phase's samples only**; an arm x is dominated if some x' ≠ x has
-    ``β(n)‖x' − x‖_{A_j⁻¹} < (x' − x)ᵀθ̂_j`` (Lemma 4, strict, dominators over all arms, n = the
-    total number of samples); X̂_{j+1} = X̂_j ∩ non-dominated (``elimination="monotone"``) or the
-    non-dominated arms (``"reset"``, literal Fig. 3; can diverge, spec §2.3). Stop when one arm
-    is left and return it. A phase is static given the past (δ-correct with Prop. 1 applied to
-    its data, spec §2.3), so it is precomputed without rewards and the batch path draws it at
-    once. Guarantee (Thm 3): N ≤ (1+β)max{M*, 16N*/α}/log(1/α) · log(c√log/Δ_min).
+    ``U_j(t) = max_{y∈Ŷ_j} yᵀA_t⁻¹y ≤ α·U_{j−1}`` (U_0 = ``U0``) and at least ``min_phase_len``
+    greedy pulls were made. This is Eq. 18, whose ρ^j(λ)/n is exactly U_j; the loop of Fig. 3 as
+    printed divides by t a second time, and we follow Eq. 18. At the end of the phase,
+    θ̂_j = OLS on **this phase's samples only**; an arm x is dominated if some x' ≠ x has
+    ``β(n)‖x' − x‖_{A_j⁻¹} < (x' − x)ᵀθ̂_j`` (Lemma 4: strict, with the constant of β, dominators
+    over all arms, n = the total number of samples; Fig. 3's test omits the constant and uses
+    ≤). X̂_{j+1} = X̂_j ∩ non-dominated (``elimination="monotone"``, our default) or the
+    non-dominated arms (``"reset"``: Fig. 3 as printed, which re-admits arms that a phase on few
+    directions cannot rule out again and can then diverge). Stop when one arm is left and
+    return it. A phase is static given the past, so Prop. 1 applies to its data (Sec. 5): it is
+    precomputed without rewards and the batch path draws it at once.
+    Guarantee (Thm 3): N ≤ (1+β)max{M*, 16N*/α}/log(1/α) · log(c√log/Δ_min).
 
     Args:
         alpha: α ∈ (0, 1), the factor by which the uncertainty shrinks per phase.
-        U0: U_0 > 0 (spec §2.3 (iii): 1, the normalisation of the proof of Thm 3).
+        U0: U_0 > 0. The default 1 is ρ⁰/n₀ = 1 of the proof of Thm 3 (App. D); Fig. 3 sets
+            ρ₀ = 1 and n₀ = d(d+1)+1 instead.
         min_phase_len: minimal number of greedy pulls per phase after its initialisation (0, or
             ``"lemma8"`` for d(d+1)+1, what the proof of Lemma 8 assumes).
         elimination: ``"monotone"`` (default) or ``"reset"``.
@@ -98,8 +102,11 @@ class XYAdaptive(SoareAgent):
     """
 
     card = AgentCard(
-        summary="phases of XY allocation on the surviving directions, phase length by the alpha rule, phase-local elimination",
-        paper="Soare, Lazaric & Munos, NIPS 2014, Sec. 5, Fig. 3",
+        summary="Phases of XY-allocation on the directions between the arms still active, each "
+        "phase ended when its uncertainty is alpha times the previous one's, then elimination "
+        "on the phase's own data; stops when one arm is left",
+        paper="Soare, Lazaric & Munos, Best-Arm Identification in Linear Bandits, NIPS 2014, "
+        "Sec. 5 (XY-Adaptive, Fig. 3, Eq. 17-18)",
         heuristics=THRESHOLD_HEURISTICS,
     )
 
@@ -350,9 +357,11 @@ class XYAdaptive(SoareAgent):
 
 # =========================================================================== fully adaptive
 class FullyAdaptiveXY(SoareAgent):
-    """Fully-adaptive XY (Soare et al. 2014, Sec. 6, L199/L204; spec 001 §2.5).
+    """Fully-adaptive XY (the baseline of Soare, Lazaric & Munos 2014, Sec. 6).
 
-    After the initialisation, every round: ridge estimate θ̂ = (ηI + A)⁻¹b; width
+    The paper describes it in one sentence: XY where X̂ "is updated at each round and the bound
+    from Prop. 2 is used"; η and S are not given. Our reading: after the initialisation, every
+    round: ridge estimate θ̂ = (ηI + A)⁻¹b; width
     β_t = σ√(d log((1 + nL²/η)/δ)) + √η·S (Prop. 2, Abbasi-Yadkori et al. 2011 Thm 2, as printed;
     d = rank of the arms, L = max‖x‖, n = samples so far); X̂_t = arms not dominated
     (x' dominates x iff β_t‖x' − x‖_{Ã⁻¹} < (x' − x)ᵀθ̂, recomputed every round); stop when one
@@ -361,8 +370,9 @@ class FullyAdaptiveXY(SoareAgent):
     of the extra √d (the paper's point: no gain over the static allocations).
 
     Args:
-        ridge: η > 0 (spec §2.5: 1), in units of max‖x‖² rounded to a power of two
-            (:func:`bandit_envs.theory.linalg.ridge_unit`), so rescaling the features changes nothing.
+        ridge: η > 0 (default 1), in units of max‖x‖² rounded to a power of two
+            (:func:`bandit_envs.theory.linalg.ridge_unit`), so that rescaling the features
+            changes nothing.
         theta_norm_bound: S ≥ ‖θ*‖. With a true bound the rule is δ-correct (Prop. 2). ``None``
             (default) plugs in the current estimate S_t = ‖θ̂_t‖ — a **heuristic** (an agent cannot
             know ‖θ*‖; the paper uses the true norm), harmless in practice because the √η·S term
@@ -371,13 +381,16 @@ class FullyAdaptiveXY(SoareAgent):
     """
 
     card = AgentCard(
-        summary="XY greedy on the directions still plausible at every round, self-normalised (Prop. 2) widths with a ridge estimate",
-        paper="Soare, Lazaric & Munos, NIPS 2014, Sec. 6",
+        summary="Greedy XY-allocation on the directions still plausible, re-eliminating at every "
+        "round with the self-normalised widths of Prop. 2 and a ridge estimate",
+        paper="Soare, Lazaric & Munos, Best-Arm Identification in Linear Bandits, NIPS 2014, "
+        "Sec. 6 (fully adaptive XY baseline)",
         heuristics=(
             Heuristic(
                 "theta_norm_bound",
                 lambda v: v is None,
-                "plugs the estimate ||theta_hat_t|| into Prop. 2's width in place of a true bound S >= ||theta*|| (default)",
+                "plugs the estimate ||theta_hat_t|| into Prop. 2's width in place of a true "
+                "bound S >= ||theta*|| (default)",
             ),
         ),
     )

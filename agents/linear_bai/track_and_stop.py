@@ -113,8 +113,9 @@ class LinearTrackAndStop(BaseAgent):
     Sherman–Morrison in O(K h) per pull, and recomputed exactly every 1000 pulls.
 
     **Stopping** (fixed confidence, J&P §3.3): stop as soon as the GLR statistic
-    Z(t) = min_{x≠x̂} Δ̂(x̂, x)²/(2σ²‖x̂ − x‖²_{A_t⁻¹}) (:func:`bandit_envs.theory.thresholds.glr_from_norms`,
-    the statistic of :func:`~bandit_envs.theory.thresholds.glr_best_arm`) reaches β(t, δ):
+    Z(t) = min_{x≠x̂} Δ̂(x̂, x)²/(2σ²‖x̂ − x‖²_{A_t⁻¹})
+    (:func:`bandit_envs.theory.thresholds.glr_from_norms`, the statistic of
+    :func:`~bandit_envs.theory.thresholds.glr_best_arm`) reaches β(t, δ):
 
     * ``threshold="proven"`` (default): β = (1 + η/λ_min(A_t))(log(1/δ) + ½ log det(I + A_t/η))
       (:func:`bandit_envs.theory.thresholds.self_normalized_threshold`): δ-correct for any sampling
@@ -145,7 +146,8 @@ class LinearTrackAndStop(BaseAgent):
         exploration_constant: c ≥ 0 in f(t) = c√t, or ``None`` for λ_min(Σ_{𝒜₀} a aᵀ)/√r.
             Forced pulls also happen, whatever c, while A_t is singular.
         reg: η > 0 of the proven threshold (fixed in advance), in units of max‖x‖² rounded
-            to a power of two (:func:`bandit_envs.theory.linalg.ridge_unit`; exactly η on unit-norm arms).
+            to a power of two (:func:`bandit_envs.theory.linalg.ridge_unit`; exactly η on
+            unit-norm arms).
         recompute_ratio: γ ≥ 0 of the geometric recomputation schedule of w*.
         design_tol: relative duality-gap tolerance of each w* solve, in (0, 1).
         design_max_iter: cap on the Frank–Wolfe iterations of each (warm-started) w* solve, or
@@ -156,8 +158,11 @@ class LinearTrackAndStop(BaseAgent):
     """
 
     card = AgentCard(
-        summary="C-tracking of the optimal allocation w*(theta_hat) (lazy, warm-started design solves), forced exploration lambda_min(A_t) >= c sqrt(t); GLR stopping with a proven self-normalised threshold (default) or the log((1+log t)/delta) heuristic",
-        paper="Jedra & Proutiere, NeurIPS 2020, Optimal Best-arm Identification in Linear Bandits",
+        summary="Track-and-Stop: C-tracking of the optimal allocation w*(theta_hat), recomputed "
+        "lazily, with forced exploration; GLR stopping with a proven self-normalised threshold "
+        "(default) or the log((1 + log t)/delta) heuristic",
+        paper="Jedra & Proutiere, Optimal Best-arm Identification in Linear Bandits, NeurIPS "
+        "2020, Sec. 3 (sampling, lazy updates, stopping)",
         heuristics=(
             Heuristic(
                 "threshold",
@@ -202,7 +207,8 @@ class LinearTrackAndStop(BaseAgent):
     # ------------------------------------------------------------------ validation and state
 
     #: the name of the hyper-parameter that holds the stopping threshold β (a subclass whose
-    #: ``threshold`` means something else, e.g. :class:`agents.eps_good.lazy_tts.LazyTTS`, renames it).
+    #: ``threshold`` means something else, e.g. :class:`agents.eps_good.lazy_tts.LazyTTS`,
+    #: renames it).
     _beta_param: str = "threshold"
 
     @property

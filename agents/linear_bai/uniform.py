@@ -22,8 +22,9 @@ class Uniform(BaseAgent):
     * **Fixed confidence**: every ``check_every`` complete rounds, test the GLR statistic
       Z = min_{x≠x̂} Δ̂(x̂, x)² / (2σ²‖x̂ − x‖²_{A⁻¹}) (Garivier & Kaufmann 2016) against
       β(j, δ) = log((K − 1)π²j²/(12δ)), j the number of the test
-      (:func:`bandit_envs.theory.thresholds.fixed_design_threshold`: valid because round robin does not
-      depend on the observations; spec 001 §2.0 ``gaussian`` preset). Stop when Z ≥ β.
+      (:func:`bandit_envs.theory.thresholds.fixed_design_threshold`, the Gaussian analogue of
+      Soare, Lazaric & Munos 2014, Prop. 1, with a union bound over the tests; valid because
+      round robin does not depend on the observations). Stop when Z ≥ β.
     * **Batch path**: one batch per ``check_every`` rounds in fixed confidence (the tests happen
       at the same times as on the one-pull path), the whole budget at once in fixed budget.
 
@@ -33,13 +34,15 @@ class Uniform(BaseAgent):
             rounds.
         threshold: ``"fixed_design"`` (the δ-correct β above) or a number b > 0 for the
             constant threshold β ≡ b — a heuristic for calibration studies, *not* δ-correct
-            (spec 001 §4.5).
+            (e.g. to compare with budgets reported under a constant threshold).
 
     """
 
     card = AgentCard(
-        summary="round robin; fixed budget: least-squares best arm; fixed confidence: GLR stopping with a fixed-design threshold",
-        paper="baseline (GLR stopping: Garivier & Kaufmann 2016)",
+        summary="Round-robin sampling. Fixed budget: the least-squares best arm; fixed "
+        "confidence: GLR stopping with a threshold valid for fixed designs",
+        paper="Baseline; GLR stopping rule of Garivier & Kaufmann, Optimal Best Arm "
+        "Identification with Fixed Confidence, COLT 2016",
         heuristics=(
             Heuristic(
                 "threshold", is_number, "constant GLR threshold beta = b (calibration studies)"
