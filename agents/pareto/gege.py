@@ -1,9 +1,11 @@
 """``GEGE``: G-optimal Empirical Gap Elimination for Pareto set identification.
 
 Kone, Kaufmann & Richert, "Bandit Pareto Set Identification in a Multi-Output Linear Model"
-(spec 000 §2–§3): Algorithm 1 (``OptEstimator``), Algorithm 2 (fixed budget), Algorithm 3
-(fixed confidence) and its ε-PSI variant (App. E.5). Outcomes are vectors of ``d`` objectives,
-all maximised; arm ``i`` has mean ``μ_i = Θᵀx_i`` with known features ``x_i``.
+(AISTATS 2025): Algorithm 1 (``OptEstimator``), Algorithm 2 (fixed budget), Algorithm 3 (fixed
+confidence) and its ε-PSI variant (App. E.5). Outcomes are vectors of ``d`` objectives, all
+maximised; arm ``i`` has mean ``μ_i = Θᵀx_i`` with known features ``x_i``. Where the paper and
+the authors' public code (``cyrille-kone/linear_psi``) differ, the docstrings say which is
+followed.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ MAX_EXCHANGES = 1000
 
 
 def _exchange(z: np.ndarray, counts: np.ndarray, bound: float) -> np.ndarray:
-    """Greedy Fedorov exchange on integer counts until ``max leverage ≤ bound`` (spec 000 §3.3).
+    """Greedy Fedorov exchange on integer counts until ``max leverage ≤ bound``.
 
     Moves one pull at a time from the arm of smallest leverage holding at least two pulls to the
     arm of largest leverage, as long as the maximal leverage decreases.
@@ -69,20 +71,21 @@ def _exchange(z: np.ndarray, counts: np.ndarray, bound: float) -> np.ndarray:
 def opt_allocation(
     z: np.ndarray, weights: np.ndarray, n: int, rank: int, kappa: float
 ) -> np.ndarray:
-    """Step 3 of ``OptEstimator`` (Kone et al., Alg. 1; spec 000 §3.1, §3.3): integer pulls.
+    """Step 3 of ``OptEstimator`` (Kone et al. 2025, Algorithm 1): integer pulls.
 
     Rounds the G-optimal design ``weights`` to ``n`` pulls with Pukelsheim's efficient rounding
-    (:func:`bandit_envs.theory.design.round_design`: Adams apportionment, ``n_i ≥ (n − p) w_i`` with
-    ``p`` the support size), then checks the guarantee GEGE relies on (App. H, Thm 4 of
-    Allen-Zhu et al. as used in Lemma 1):
+    (:func:`bandit_envs.theory.design.round_design`: Adams apportionment,
+    ``n_i ≥ (n − p) w_i`` with ``p`` the support size) — the paper cites the rounding of Allen-Zhu,
+    Li, Singh & Wang (ICML 2017) and the authors' code uses ``⌈n w_i⌉`` — then checks the
+    guarantee GEGE relies on (App. H, Thm 4, as used in Lemma 1):
 
         ``max_i ‖x_i‖²_{V_n⁺} ≤ (1 + 6κ) h_S / n``.
 
     Adams' bound gives it whenever ``n/(n − p) · F(w) ≤ (1 + 6κ) h_S``, which holds for every
-    ``n ≥ 5 h_S/κ²`` unless ``h_S`` is in the hundreds; if it fails, a greedy exchange of single
-    pulls (spec 000 §3.3, "fall back to a greedy exchange") repairs it. With fewer pulls than
-    support points (``n < p``) one pull goes to each of the ``n`` heaviest points and the
-    estimator is the pseudo-inverse one (spec 000 §3.5).
+    ``n ≥ 5 h_S/κ²`` unless ``h_S`` is in the hundreds; if it fails, a greedy (Fedorov) exchange
+    of single pulls repairs it. With fewer pulls than support points (``n < p``, which the
+    paper's budget condition excludes) one pull goes to each of the ``n`` heaviest points and
+    the estimator is the pseudo-inverse one of eq. (3).
 
     Args:
         z: the active arms' coordinates, shape (n_active, r).
@@ -118,48 +121,51 @@ def _design(z: np.ndarray, tol: float) -> tuple[np.ndarray, int]:
 
 
 class GEGE(PhaseTracking, BaseAgent):
-    """G-optimal Empirical Gap Elimination (Kone, Kaufmann & Richert; spec 000 §3).
+    """G-optimal Empirical Gap Elimination (Kone, Kaufmann & Richert, AISTATS 2025).
 
     The setting comes from the problem: fixed budget when ``spec.budget`` is set, else fixed
     confidence (δ = ``spec.delta``). Each round ``r`` calls ``OptEstimator(A_r, N_r, κ_r)``
     (Alg. 1): the G-optimal design on the active arms, computed in an orthonormal basis of their
-    span (projection when they do not span ℝʰ, spec 000 §2), rounded to ``N_r`` integer pulls with
-    the ``(1 + 6κ) h_S / N`` guarantee (:func:`opt_allocation`), then least squares on *this
+    span (the projection of Sec. 2.2 when they do not span ℝʰ), rounded to ``N_r`` integer pulls
+    with the ``(1 + 6κ) h_S / N`` guarantee (:func:`opt_allocation`), then least squares on *this
     round's samples only*, ``Θ̂_r = V_N⁺ Σ_t x_{a_t} y_tᵀ`` (eq. (3)). Empirical Pareto set
     ``S_r`` and gaps ``Δ̂_{i,r}`` among the active arms come from
-    :func:`bandit_envs.theory.pareto.empirical_gaps` (eq. (5) with the typo fixed, spec 000 §3.4).
+    :func:`bandit_envs.theory.pareto.empirical_gaps` (eq. (5) as its proof and the authors' code
+    use it: the printed ``(Δ̂*_{i,r})_+`` inside the min is ``(Δ̂*_{j,r})_+``).
 
-    **Fixed budget** (Alg. 2; spec 000 §3.5, §6.5, §6.8): ``h`` = the rank of the features,
-    ``R = ⌈log₂ h⌉`` rounds (1 round when ``h = 1``), ``⌊T/R⌋`` pulls per round and the leftover
-    ``T − R⌊T/R⌋`` added to the last round (exactly ``T`` pulls), κ = 1/3. Round ``r`` keeps the
+    **Fixed budget** (Alg. 2): ``h`` = the rank of the features, ``R = ⌈log₂ h⌉`` rounds (1 round
+    when ``h = 1``, which the paper leaves undefined), ``⌊T/R⌋`` pulls per round and the leftover
+    ``T − R⌊T/R⌋`` added to the last round (exactly ``T`` pulls; the paper's ``T/R`` is not an
+    integer and the authors' ceilings can exceed ``T``), κ = 1/3. Round ``r`` keeps the
     ``⌈h/2^r⌉`` active arms with the smallest ``Δ̂_{i,r}`` (ties: empirically optimal arms kept
     first, :func:`halving_keep`); discarded arms of ``S_r`` are accepted, the others rejected.
     Answer: accepted arms plus the last survivor. Error bound (Thm 2, for ``T ≥ 45 h log₂ h``):
     ``exp(−T/(1200 σ² H_{2,lin} ⌈log₂h⌉) + log(2d(K + h + ⌈log₂h⌉)))``.
 
-    **Fixed confidence** (Alg. 3; spec 000 §3.6): ``ε_r = 2^{-(r+1)}``, ``δ_r = 6δ/(π²r²)``,
+    **Fixed confidence** (Alg. 3): ``ε_r = 2^{-(r+1)}``, ``δ_r = 6δ/(π²r²)``,
     ``h_r = dim span{x_i : i ∈ A_r}``; accept ``i ∈ S_r`` with ``Δ̂_{i,r} ≥ ε_r``, reject
     ``i ∉ S_r`` with ``Δ̂_{i,r} ≥ ε_r/2``; run while more than one arm is active and answer
-    ``B ∪ A`` (a single survivor is declared optimal, as in Alg. 3). Round lengths:
+    ``B ∪ A`` (a single survivor is declared optimal, as in Alg. 3). Round lengths (the paper
+    gives three different log terms, Alg. 3 and App. E.3–E.4, and κ = ε_r in Alg. 3 but ε_r/2
+    in the proof):
 
     * ``constants="theory"`` (default; δ-correct): ``t_r = max(⌈32(1+3ε_r) σ² h_r ε_r^{-2}
       log(2d|A_r|/δ_r)⌉, ⌈20 h_r/ε_r²⌉)`` with κ = ε_r/2 — exactly what the proof of Thm 3
       needs (App. E.4: Lemma 1 with precision ε_r/4 for each of the ``|A_r|`` arms, union bound
-      over rounds by ``Σ_r δ_r ≤ δ``; ``20h_r/ε_r² = 5h_r/κ²`` is Lemma 1's rounding condition;
-      spec 000 §6.4). With probability ≥ 1 − δ the answer is ``S*`` after at most
+      over rounds by ``Σ_r δ_r ≤ δ``; ``20h_r/ε_r² = 5h_r/κ²`` is Lemma 1's rounding
+      condition). With probability ≥ 1 − δ the answer is ``S*`` after at most
       ``⌈log₂(1/Δ_min)⌉`` rounds (Thm 3, gaps in (0, 1)).
-    * ``constants="practical"``: ``t_r = ⌈h_r log(1/δ_r)/ε_r²⌉`` (the authors' code, spec 000
-      §3.6 / §3.8: no σ², no 32, no union-bound term). **Heuristic, not δ-correct**; it is what
-      the paper's plots use (on NoC, δ = 0.1: ≈ 1.57·10⁴ samples, 3.65 rounds, ≈ 2 % errors,
-      ≈ 16× fewer samples than ``"theory"``). Reproductions and benchmarks of the paper pass it
-      explicitly.
+    * ``constants="practical"``: ``t_r = ⌈h_r log(1/δ_r)/ε_r²⌉`` (the authors' code: no σ², no
+      32, no union-bound term). **Heuristic, not δ-correct**; it is what the paper's plots use,
+      with an order of magnitude fewer samples than ``"theory"``. Reproductions and benchmarks
+      of the paper pass it explicitly.
 
-    Samples are counted as actual pulls (spec 000 §6.14): each round makes exactly ``t_r`` pulls.
-    The authors' code pulls ``⌈T_r w_i⌉`` times each arm of the design and reports ``⌈T_r⌉``; on
-    NoC the two accountings differ by about 0.2 %.
+    Samples are counted as actual pulls: each round makes exactly ``t_r`` pulls. The authors'
+    code pulls ``⌈T_r w_i⌉`` times each arm of the design and reports ``⌈T_r⌉``, which differs
+    by the rounding (at most one pull per support arm).
 
-    **ε-PSI** (spec 000 §3.7, App. E.5): with ``spec.epsilon = ε > 0`` (the task's public ε) the
-    fixed-confidence loop also stops before round ``r`` once ``ε_r ≤ ε/4`` and answers ``B ∪ A``
+    **ε-PSI** (end of Sec. 3.3 and App. E.5): with ``spec.epsilon = ε > 0`` (the task's public ε)
+    the fixed-confidence loop also stops before round ``r`` once ``ε_r ≤ ε/4`` and answers ``B ∪ A``
     (every still-active arm declared optimal): on the good event the answer is an ε-Pareto set.
     The fixed-budget algorithm is unchanged by ε.
 
@@ -168,13 +174,15 @@ class GEGE(PhaseTracking, BaseAgent):
     coincide at the same sample counts.
 
     **Speed**: designs and rounded allocations depend only on the features and the active set, so
-    they are memoised process-wide (:mod:`agents.common.design_cache`); per round the remaining cost is
-    one ``r×r`` pseudo-inverse, an ``O(|A_r| r d)`` product and the ``O(|A_r| |S_r| d)`` gaps.
+    they are memoised process-wide (:mod:`agents.common.design_cache`); per round the remaining
+    cost is one ``r×r`` pseudo-inverse, an ``O(|A_r| r d)`` product and the ``O(|A_r| |S_r| d)``
+    gaps.
 
     Args:
         constants: ``"theory"`` or ``"practical"`` round lengths in fixed confidence (above).
         design_tol: relative tolerance of the G-optimal design: stop once
-            ``max_i ‖x̃_i‖²_{V(w)⁻¹} ≤ h_S (1 + design_tol)`` (spec 000 §6.7), in (0, 1).
+            ``max_i ‖x̃_i‖²_{V(w)⁻¹} ≤ h_S (1 + design_tol)``, in (0, 1) (the paper's Algorithm 4
+            gives no tolerance).
 
     Attributes:
         accepted: arms classified optimal so far (sorted list).
@@ -187,8 +195,11 @@ class GEGE(PhaseTracking, BaseAgent):
     """
 
     card = AgentCard(
-        summary="G-optimal empirical gap elimination for (eps-)Pareto set identification in a multi-output linear model; fixed budget (halving, ceil(log2 h) rounds) and fixed confidence (theory constants, or the authors' practical ones)",
-        paper="Kone, Kaufmann & Richert, Bandit Pareto Set Identification in a Multi-Output Linear Model, Alg. 1-3",
+        summary="G-optimal empirical gap elimination for (eps-)Pareto set identification in a "
+        "multi-output linear model. Fixed budget: ceil(log2 h) halving rounds; fixed "
+        "confidence: rounds with the proof's constants (default) or the authors' practical ones",
+        paper="Kone, Kaufmann & Richert, Bandit Pareto Set Identification in a Multi-Output "
+        "Linear Model, AISTATS 2025, Algorithms 1-3 (GEGE)",
         heuristics=(
             Heuristic(
                 "constants",
@@ -239,7 +250,7 @@ class GEGE(PhaseTracking, BaseAgent):
     # ------------------------------------------------------------------ rounds
 
     def _round_length(self, r: int, rank: int) -> tuple[int, float]:
-        """``N_r`` and κ of round ``r`` (Alg. 2 line 4 / Alg. 3 line 4; spec 000 §6.4, §6.5)."""
+        """``N_r`` and κ of round ``r`` (Alg. 2 line 4 / Alg. 3 line 4; see the class docstring)."""
         if self._fb:
             per = self.spec.budget // self._rounds
             n = per if r < self._rounds else self.spec.budget - (self._rounds - 1) * per

@@ -1,9 +1,11 @@
 """Fixed-confidence Pareto set identification baselines: ``APE``, ``Racing`` and ``PAL``.
 
-Spec 000 §3.9 (d)–(f). Outcomes are vectors of ``d`` objectives, all maximised; the answer is the
-Pareto set ``S*`` (task ``"pareto_set"``). Margins ``M̂(i, j) = max_c [μ̂_i(c) − μ̂_j(c)]`` and
-``m̂(i, j) = −M̂(i, j)`` (spec 000 §1.4); the pairwise confidence widths ``β_ij`` of APE and
-Racing come from :func:`bandit_envs.theory.pareto.ape_confidence`.
+The fixed-confidence baselines of Kone, Kaufmann & Richert (AISTATS 2025, Sec. 5 and App. I),
+as the authors' public code (``cyrille-kone/linear_psi``) runs them. Outcomes are vectors of
+``d`` objectives, all maximised; the answer is the Pareto set ``S*`` (task ``"pareto_set"``).
+Margins ``M̂(i, j) = max_c [μ̂_i(c) − μ̂_j(c)]`` and ``m̂(i, j) = −M̂(i, j)`` (Sec. 2.1 of the
+GEGE paper, after Auer et al. 2016); the pairwise confidence widths ``β_ij`` of APE and Racing
+come from :func:`bandit_envs.theory.pareto.ape_confidence`.
 
 * :class:`APE` — Adaptive Pareto Exploration (Kone, Kaufmann & Richert 2023), fully sequential,
   unstructured, with an incremental ``O(K d)``-per-pull state.
@@ -36,10 +38,10 @@ from bandit_envs.theory.pareto import (
 
 __all__ = ["APE", "PAL", "Racing"]
 
-#: pulling rules of APE (spec 000 §3.9(d)).
+#: pulling rules of APE (see :class:`APE`).
 APE_PULLS = ("both", "least_sampled")
 
-#: PAL's confidence constants (spec 000 §3.9(e)).
+#: PAL's confidence constants (see :class:`PAL`).
 PAL_CONSTANTS = ("practical", "theory")
 
 
@@ -50,7 +52,7 @@ def _sigma(spec: ProblemSpec) -> float:
 
 
 class APE(BaseAgent):
-    """Adaptive Pareto Exploration (Kone, Kaufmann & Richert, NeurIPS 2023; spec 000 §3.9(d)).
+    """Adaptive Pareto Exploration (Kone, Kaufmann & Richert, NeurIPS 2023).
 
     Unstructured and fully sequential. After one pull of every arm, each step ``t``:
 
@@ -69,9 +71,8 @@ class APE(BaseAgent):
     to the smallest index. The widths are those of :func:`bandit_envs.theory.pareto.ape_confidence`,
     in the per-arm form of :func:`~bandit_envs.theory.pareto.ape_width_terms`.
 
-    **Incremental state** (``O(K d)`` per pull, no ``K × K`` work; about 15 µs per pull at
-    ``K = 259``, ``d = 2``, about twenty NumPy calls: see
-    ``benchmarks/bench_psi_confidence.py``). ``β`` is symmetric, so
+    **Incremental state** (``O(K d)`` per pull, no ``K × K`` work, about twenty NumPy calls;
+    ``benchmarks/bench_psi_confidence.py`` measures it). ``β`` is symmetric, so
     ``min_j [M̂(i, j) + β_ij] = −g_i``, and two ``K × K`` matrices are kept, ``M̂ − β`` and
     ``M̂ + β`` (diagonal ``+inf``). A pull of arm ``a`` changes only row and column ``a`` of
     both. Pulls are recorded by ``observe`` and applied in order just before the next stopping
@@ -109,8 +110,11 @@ class APE(BaseAgent):
     """
 
     card = AgentCard(
-        summary="Adaptive Pareto Exploration: fully sequential, pulls b_t and c_t (or the less sampled), incremental O(Kd) pairwise state, APE stopping rule (union or heuristic widths)",
-        paper="Kone, Kaufmann & Richert, NeurIPS 2023 ())",
+        summary="Adaptive Pareto Exploration: fully sequential, pulls the two arms b_t and c_t "
+        "(or the less sampled of them) and stops by APE's rule, with union-bound or heuristic "
+        "widths",
+        paper="Kone, Kaufmann & Richert, Adaptive Algorithms for Relaxed Pareto Set "
+        "Identification, NeurIPS 2023 (APE)",
         heuristics=(
             Heuristic("threshold", lambda v: v == "heuristic", "the authors' C++ confidence width"),
         ),
@@ -234,7 +238,7 @@ class APE(BaseAgent):
                 return b
 
     def _stop_test(self) -> bool:
-        """``Z1 ≥ 0`` and ``Z2 ≥ 0`` (spec 000 §3.9(d)); ``S(t)`` only when it can pass."""
+        """``Z1 ≥ 0`` and ``Z2 ≥ 0`` (APE's stopping rule); ``S(t)`` only when it can pass."""
         f, k, eps = self._fast, self._k, self._eps
         # necessary: every arm has h_i + ε ≥ 0 (if in S(t)) or g_i ≥ 0 (if not), and one arm
         # with (upper bound of h_i) + ε < 0 and (lower bound of −g_i) > 0 certainly fails it
@@ -530,7 +534,7 @@ class _Rounds(PhaseTracking, BaseAgent):
         raise NotImplementedError
 
     def _apply(self, remove: np.ndarray, accept: np.ndarray) -> None:
-        """Reject ``remove`` (positions among the active arms), then accept ``accept`` (in the rest)."""
+        """Reject ``remove`` (positions among the active arms), then ``accept`` (among the rest)."""
         self._book.reject(remove)
         self._book.accept(accept)
 
@@ -563,7 +567,7 @@ def _accept_sets(big_m: np.ndarray, width: np.ndarray) -> np.ndarray:
     """``P_2`` as a mask, given the margins ``M̂(i, j)`` and widths among the remaining arms.
 
     ``P_1 = {i : ∀ j ≠ i, M̂(i, j) > w_ij}``; ``P_2 = P_1`` if every arm is in ``P_1``, else
-    ``{i ∈ P_1 : ∀ j ∉ P_1, M̂(j, i) > w_ji}`` (Auer et al. 2016, Alg. 1; spec 000 §3.9(e)-(f)).
+    ``{i ∈ P_1 : ∀ j ∉ P_1, M̂(j, i) > w_ji}`` (Auer et al. 2016, Algorithm 1).
     """
     n = big_m.shape[0]
     diag = np.eye(n, dtype=bool)
@@ -577,7 +581,7 @@ def _accept_sets(big_m: np.ndarray, width: np.ndarray) -> np.ndarray:
 
 
 class Racing(_Rounds):
-    """Pareto racing of Auer, Chiang, Ortner & Drugan (ICML 2016; spec 000 §3.9(f)).
+    """Pareto racing of Auer, Chiang, Ortner & Drugan (AISTATS 2016, Algorithm 1).
 
     Unstructured. Round ``t`` pulls every active arm once (so all active arms have ``t`` samples);
     then, with the sample means and ``β = β_ij(t, t)`` of
@@ -589,11 +593,12 @@ class Racing(_Rounds):
        from ``A``.
 
     Stop when ``A`` is empty and answer the accepted arms. Step 2 uses ``A`` after step 1
-    (the spec is silent on the order; a removed arm is dominated on the good event, so either
-    order is correct). Correctness with ``threshold="union"``: on the event of
-    :func:`~bandit_envs.theory.pareto.ape_confidence` every removed arm is dominated, and an accepted arm
-    is dominated by no active arm — nor by a removed one (its dominator chain ends in an active or
-    accepted arm) nor later by an accepted one (``P_2``'s condition). The ε of ε-PSI is not used:
+    (neither the paper nor the authors' code fixes the order; a removed arm is dominated on the
+    good event, so either order is correct). Correctness with ``threshold="union"``: on the
+    event of :func:`~bandit_envs.theory.pareto.ape_confidence` every removed arm is dominated,
+    and an accepted arm is dominated by no active arm — nor by a removed one (its dominator
+    chain ends in an active or accepted arm) nor later by an accepted one (``P_2``'s
+    condition). The ε of ε-PSI is not used:
     ``S*`` is also an ε-Pareto set. The flip side: an instance that is well posed only because
     ε > 0 (e.g. two identical Pareto-optimal arms) has a zero margin, and Racing then never stops
     (the episode ends at ``max_samples``); :class:`APE` and GEGE use ε and stop there.
@@ -606,8 +611,10 @@ class Racing(_Rounds):
     """
 
     card = AgentCard(
-        summary="Pareto racing: rounds of one pull per active arm, remove confidently dominated arms, accept P2 (APE's pairwise widths)",
-        paper="Auer, Chiang, Ortner & Drugan, ICML 2016, Alg. 1 ())",
+        summary="Pareto racing: rounds of one pull per active arm; removes the arms confidently "
+        "dominated and accepts those confidently optimal, with APE's pairwise widths",
+        paper="Auer, Chiang, Ortner & Drugan, Pareto Front Identification from Stochastic Bandit "
+        "Feedback, AISTATS 2016, Algorithm 1",
         heuristics=(
             Heuristic("threshold", lambda v: v == "heuristic", "the authors' C++ confidence width"),
         ),
@@ -658,15 +665,15 @@ class Racing(_Rounds):
 
 
 class PAL(_Rounds):
-    """PAL (Zuluaga et al., ICML 2013) with a linear kernel (spec 000 §3.9(e)).
+    """PAL (Zuluaga et al., ICML 2013) with a linear kernel, as the GEGE authors run it.
 
     As in the GEGE authors' Python code (Zuluaga, Sergent, Krause & Püschel's PAL "simplified by
     using insights from Auer et al. 2016").
 
     Round ``t`` pulls every active arm once and adds them to ``V_t = Σ_s x_{a_s} x_{a_s}ᵀ`` (all
     rounds' samples); ``Θ̂_t = V_t⁻¹ Σ_s x_{a_s} y_sᵀ`` in the coordinates of
-    :func:`bandit_envs.theory.linalg.reduce_features` (``V_t`` is invertible there after round 1 — the
-    code's ``10⁻⁶ I`` ridge is not needed). Widths ``β_i = √(b_t ‖x_i‖²_{V_t⁻¹})`` with
+    :func:`bandit_envs.theory.linalg.reduce_features` (``V_t`` is invertible there after round 1
+    — the code's ``10⁻⁶ I`` ridge is not needed). Widths ``β_i = √(b_t ‖x_i‖²_{V_t⁻¹})`` with
 
     * ``constants="practical"`` (default, the authors' code): ``b_t = log(K d π² t² / (6δ)) / 5``
       — the ``/5`` was "tuned empirically" and no σ appears. **Heuristic, not δ-correct.**
@@ -690,18 +697,24 @@ class PAL(_Rounds):
     """
 
     card = AgentCard(
-        summary="PAL with a linear kernel: rounds of one pull per active arm, least squares on the features, widths sqrt(b_t ||x||^2_{V^-1}) with the authors' /5 tuning (heuristic)",
-        paper="Zuluaga, Sergent, Krause & Püschel, ICML 2013, as in Kone et al.'s code ())",
+        summary="PAL with a linear kernel: rounds of one pull per active arm, least squares on "
+        "the features, widths sqrt(b_t ||x||^2_{V^-1}) with the empirically tuned /5 of the "
+        "GEGE authors' code (heuristic)",
+        paper="Zuluaga, Sergent, Krause & Püschel, Active Learning for Multi-Objective "
+        "Optimization, ICML 2013 (PAL), as in the code of Kone, Kaufmann & Richert "
+        "(AISTATS 2025)",
         heuristics=(
             Heuristic(
                 "constants",
                 lambda v: v == "practical",
-                "b_t = log(K d pi^2 t^2/(6 delta))/5, the /5 tuned empirically and no sigma (default)",
+                "b_t = log(K d pi^2 t^2/(6 delta))/5, the /5 tuned empirically and no sigma "
+                "(default)",
             ),
             Heuristic(
                 "constants",
                 lambda v: v == "theory",
-                "Zuluaga et al.'s Bayesian guarantee, no frequentist proof for this adaptive design",
+                "Zuluaga et al.'s Bayesian guarantee, no frequentist proof for this adaptive "
+                "design",
             ),
         ),
     )

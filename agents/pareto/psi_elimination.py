@@ -1,13 +1,14 @@
 """Unstructured Pareto set identification baselines: EGE-SH, EGE-SR and uniform sampling.
 
-The baselines GEGE is compared with (Kone, Kaufmann & Richert, spec 000 §3.9 (a)–(c), (g)); they
+The baselines GEGE is compared with (Kone, Kaufmann & Richert, AISTATS 2025, Sec. 5), as the
+authors' public code (``cyrille-kone/linear_psi``) runs them; the paper only names them. They
 ignore the arms' features and estimate every arm's mean vector by its sample mean. Outcomes are
 vectors of ``d`` objectives, all maximised. Empirical Pareto sets and gaps come from
-:mod:`bandit_envs.theory.pareto` (spec 000 §1.2, §3.4).
+:mod:`bandit_envs.theory.pareto` (Definition 1 and eq. (5) of the GEGE paper).
 
-* :class:`EGESH` — Empirical Gap Elimination with Successive Halving (Kone et al. 2024), fixed
-  budget.
-* :class:`EGESR` — Empirical Gap Elimination with Successive Rejects (Kone et al. 2024), fixed
+* :class:`EGESH` — Empirical Gap Elimination with Successive Halving (Kone, Kaufmann & Richert,
+  "Bandit Pareto Set Identification: the Fixed Budget Setting", AISTATS 2024), fixed budget.
+* :class:`EGESR` — Empirical Gap Elimination with Successive Rejects (same paper), fixed
   budget.
 * :class:`PSIUniform` — round robin: fixed budget with the empirical Pareto set of the sample
   means, fixed confidence with APE's stopping rule (:func:`bandit_envs.theory.pareto.ape_stop`).
@@ -33,7 +34,7 @@ __all__ = ["EGESH", "EGESR", "PSIUniform", "successive_rejects_schedule"]
 
 
 def successive_rejects_schedule(n_arms: int, budget: int) -> np.ndarray:
-    """EGE-SR's cumulative pulls per active arm ``n_1 ≤ … ≤ n_{K−1}`` (spec 000 §3.9(c)).
+    """EGE-SR's cumulative pulls per active arm ``n_1 ≤ … ≤ n_{K−1}`` (Kone et al. 2024).
 
     ``n_k = ⌈(T − K) / (loḡ(K) (K + 1 − k))⌉`` with ``loḡ(K) = 1/2 + Σ_{i=2}^{K} 1/i``
     (Audibert, Bubeck & Munos 2010's successive rejects schedule, as in Kone et al. 2024). Phase
@@ -120,7 +121,7 @@ class _SampleMeanPhases(PhaseTracking, BaseAgent):
 
 
 class EGESH(_SampleMeanPhases):
-    """EGE-SH: Empirical Gap Elimination, Successive Halving (Kone et al. 2024; spec 000 §3.9(b)).
+    """EGE-SH: Empirical Gap Elimination, Successive Halving (Kone, Kaufmann & Richert 2024).
 
     Fixed budget ``T``, ``R = ⌈log₂ K⌉`` rounds. Round ``r`` pulls every active arm
     ``⌊T / (|A_r| R)⌋`` more times, computes the empirical Pareto set ``S_r`` and the empirical
@@ -128,11 +129,12 @@ class EGESH(_SampleMeanPhases):
     Kone et al. with ``j ≠ i``: on empirically optimal arms ``δ̂*_i ≥ 0`` already, so this equals
     the C++ form whose ``Δ̂*`` includes ``j = i``), keeps the ``⌈|A_r|/2⌉`` arms with the smallest
     gaps — ties at the cut remove empirically sub-optimal arms first
-    (:func:`agents.pareto.gege.halving_keep`, the C++ tie-break) — and accepts the removed arms of ``S_r``,
-    rejecting the others. Answer: accepted arms plus the last survivor. Error bound (Kone et al.
-    2024, quoted at L159–161 of the GEGE paper): ``exp(−T/(288 σ² H₂ log₂K) + log(2d(K−1)|S*|
-    log₂K))``. With canonical features and ``K = h`` a power of 2, GEGE's fixed-budget rounds
-    remove the same arms (L163; spec 000 §7 fact 26).
+    (:func:`agents.common.classification.halving_keep`, the C++ tie-break) — and accepts the
+    removed arms of ``S_r``, rejecting the others. Answer: accepted arms plus the last survivor.
+    Error bound (Kone et al. 2024, as quoted in Sec. 3.2 of the GEGE paper):
+    ``exp(−T/(288 σ² H₂ log₂K) + log(2d(K−1)|S*| log₂K))``. With canonical features and
+    ``K = h`` a power of 2, GEGE's fixed-budget rounds remove the same arms (GEGE paper,
+    Sec. 3.2).
 
     Statistics: by default every round uses all the samples of the arm so far (``forget=False``,
     the authors' C++ ``ege_sh``, which the paper's plots use); ``forget=True`` is the authors'
@@ -140,8 +142,9 @@ class EGESH(_SampleMeanPhases):
     ``Σ_r |A_r| ⌊T/(|A_r| R)⌋ ≤ T`` pulls are made; the rest of the budget is left unspent (as
     in the C++ code).
 
-    Refuses budgets below ``K⌈log₂K⌉`` (every arm needs a sample in round 1; spec 000 §3.9(b),
-    §6.12): :class:`~bandit_envs.errors.InvalidParameterError` at ``reset``. The ε of an ε-PSI
+    Refuses budgets below ``K⌈log₂K⌉`` (every arm needs a sample in round 1; the GEGE paper,
+    Sec. 5, notes the same requirement):
+    :class:`~bandit_envs.errors.InvalidParameterError` at ``reset``. The ε of an ε-PSI
     task is ignored (an exact answer is also an ε-Pareto set). Features are ignored.
 
     **Batch path**: one batch per round; the one-pull path walks the same allocation.
@@ -159,8 +162,11 @@ class EGESH(_SampleMeanPhases):
     """
 
     card = AgentCard(
-        summary="unstructured Pareto set identification, fixed budget: empirical gap elimination with successive halving (ceil(log2 K) rounds, statistics accumulate; needs T >= K ceil(log2 K))",
-        paper="Kone, Kaufmann & Richert 2024 (EGE-SH), as run in the GEGE paper ())",
+        summary="Unstructured Pareto set identification with a fixed budget: empirical gap "
+        "elimination with successive halving over ceil(log2 K) rounds (needs T >= K "
+        "ceil(log2 K))",
+        paper="Kone, Kaufmann & Richert, Bandit Pareto Set Identification: the Fixed Budget "
+        "Setting, AISTATS 2024 (EGE-SH), as run in the experiments of the GEGE paper",
     )
 
     capabilities = AgentCapabilities(
@@ -237,7 +243,7 @@ class EGESH(_SampleMeanPhases):
 
 
 class EGESR(_SampleMeanPhases):
-    """EGE-SR: Empirical Gap Elimination, Successive Rejects (Kone et al. 2024; spec 000 §3.9(c)).
+    """EGE-SR: Empirical Gap Elimination, Successive Rejects (Kone, Kaufmann & Richert 2024).
 
     Fixed budget ``T``, ``K − 1`` phases with the successive rejects schedule ``n_k``
     (:func:`successive_rejects_schedule`; total ≤ ``T``). Phase ``k`` brings every active arm to
@@ -264,8 +270,10 @@ class EGESR(_SampleMeanPhases):
     """
 
     card = AgentCard(
-        summary="unstructured Pareto set identification, fixed budget: empirical gap elimination with the successive rejects schedule (one accept or reject per phase)",
-        paper="Kone, Kaufmann & Richert 2024 (EGE-SR); schedule of Audibert, Bubeck & Munos 2010 ())",
+        summary="Unstructured Pareto set identification with a fixed budget: empirical gap "
+        "elimination on the successive rejects schedule, one arm accepted or rejected per phase",
+        paper="Kone, Kaufmann & Richert, Bandit Pareto Set Identification: the Fixed Budget "
+        "Setting, AISTATS 2024 (EGE-SR); schedule of Audibert, Bubeck & Munos, COLT 2010",
     )
 
     capabilities = AgentCapabilities(
@@ -362,21 +370,21 @@ class EGESR(_SampleMeanPhases):
 
 
 class PSIUniform(_SampleMeanPhases):
-    """Uniform (round-robin) sampling for Pareto set identification (spec 000 §3.9(a), (g)).
+    """Uniform (round-robin) sampling for Pareto set identification (the GEGE paper's baseline).
 
-    * **Fixed budget** (§3.9(a), the authors' ``RoundRobin``): each arm is pulled ``⌊T/K⌋`` times
+    * **Fixed budget** (the authors' python ``RoundRobin``): each arm is pulled ``⌊T/K⌋`` times
       and the ``T − K⌊T/K⌋`` remaining pulls go to distinct arms drawn uniformly at random (from
-      the episode's ``rng``, without replacement — the spec says "random arms"); the answer is
-      the empirical Pareto set of the sample means. Needs ``T ≥ K``.
-    * **Fixed confidence** (§3.9(g), the authors' C++ ``psi_uniform``): rounds of one pull of
-      every arm; after each round, APE's stopping rule (:func:`bandit_envs.theory.pareto.ape_stop`,
-      Kone et al. 2023) on the sample means; stop when ``Z1 ≥ 0`` and ``Z2 ≥ 0`` and answer the
-      empirical Pareto set. With ``threshold="union"`` (default) the confidence width is
-      δ-correct (union bound over pairs, objectives and sample counts; proof in
-      :func:`bandit_envs.theory.pareto.ape_confidence`); ``threshold="heuristic"`` is the authors' C++
-      width, **heuristic, not δ-correct**. With an ε-PSI task (``spec.epsilon = ε > 0``) the rule
-      certifies an ε-Pareto set (``Z1`` gains ``+ε``). An interrupted episode (sample cap)
-      answers the current empirical Pareto set.
+      the episode's ``rng``, without replacement; the code only says "random arms"); the answer
+      is the empirical Pareto set of the sample means. Needs ``T ≥ K``.
+    * **Fixed confidence** (the authors' C++ ``psi_uniform``, not in the paper's plots): rounds
+      of one pull of every arm; after each round, APE's stopping rule
+      (:func:`bandit_envs.theory.pareto.ape_stop`, Kone et al. 2023) on the sample means; stop
+      when ``Z1 ≥ 0`` and ``Z2 ≥ 0`` and answer the empirical Pareto set. With
+      ``threshold="union"`` (default) the confidence width is δ-correct (union bound over pairs,
+      objectives and sample counts; proof in :func:`bandit_envs.theory.pareto.ape_confidence`);
+      ``threshold="heuristic"`` is the authors' C++ width, **heuristic, not δ-correct**. With an
+      ε-PSI task (``spec.epsilon = ε > 0``) the rule certifies an ε-Pareto set (``Z1`` gains
+      ``+ε``). An interrupted episode (sample cap) answers the current empirical Pareto set.
 
     Features are ignored (unstructured: sample means only). σ is ``max(spec.noise_std)``
     (1 when unknown).
@@ -393,8 +401,12 @@ class PSIUniform(_SampleMeanPhases):
     """
 
     card = AgentCard(
-        summary="round robin for Pareto set identification; fixed budget: empirical Pareto set of sample means; fixed confidence: APE's stopping rule (union-bound or heuristic widths)",
-        paper="baseline (), (g)); stopping rule of Kone, Kaufmann & Richert 2023 (APE)",
+        summary="Round robin for Pareto set identification. Fixed budget: the empirical Pareto "
+        "set of the sample means; fixed confidence: APE's stopping rule (union-bound or "
+        "heuristic widths)",
+        paper="Baseline of Kone, Kaufmann & Richert, AISTATS 2025, Sec. 5; stopping rule of "
+        "Kone, Kaufmann & Richert, Adaptive Algorithms for Relaxed Pareto Set Identification, "
+        "NeurIPS 2023 (APE)",
         heuristics=(
             Heuristic("threshold", lambda v: v == "heuristic", "the authors' C++ confidence width"),
         ),
