@@ -1,11 +1,12 @@
 """A process-wide memo for optimal designs, and small helpers shared by design-based agents.
 
 An optimal design (G-optimal, XY / transductive, single-direction) is a deterministic function of
-the arms' features and of the active set, and design solves dominate the running time of
-phase-based agents on small problems (the rest of a phase is a few array products). Sweeps build a fresh agent for every episode and run many episodes on the
-same instance, so the memo lives at module level: the first episode solves, the next ones look
-up. A memo hit returns exactly what the solve would have returned, so results do not depend on
-the memo (``check_agent``'s reset and determinism checks hold).
+the arms' features and of the active set, and design solves dominate the running time of phase-based
+agents on small problems (the rest of a phase is a few array products). Sweeps build a fresh agent
+for every episode and run many episodes on the same instance, so the memo lives at module level: the
+first episode solves, the next ones look up. A memo hit returns exactly what the solve would have
+returned, so results do not depend on the memo (``check_agent``'s reset and determinism checks
+hold).
 
 Also here: the helpers those agents share (memoised span coordinates, a pseudo-inverse on the
 range of a Gram matrix, the least-squares estimator of a phase as one matrix, the leverages

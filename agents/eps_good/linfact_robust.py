@@ -1,13 +1,13 @@
 """LinFACT beyond the linear model: LinFACT-MIS (misspecified) and LinFACT-GLM (Li et al. §5–§6).
 
 "Identifying All ε-Best Arms in (Misspecified) Linear Bandits" (Li, Ma, Hua & Zhu, arXiv
-2510.00073), Section 5 (paper L354–L460; E-Companion EC.8–EC.10) and Section 6 (L462–L523;
-EC.11); spec 002 §2.5–§2.6 restates them and §5 items 18–19 list the choices the paper leaves
-open. Both agents are small subclasses of the LinFACT skeleton (:class:`agents.eps_good.linfact._LinFACT`:
-G-optimal rounds on the projected active arms, fresh data every round, Algorithm 3, the exact
-batch path); they change only the round's pulls, estimator and confidence radius. The math is
-shared with the environments: :mod:`bandit_envs.theory.misspecification` (orthogonal estimator, radius
-inflation) and :mod:`bandit_envs.theory.glm` (links, maximum likelihood).
+2510.00073), Section 5 (with E-Companion EC.8–EC.10) and Section 6 (EC.11). The choices the
+paper leaves open are stated where they are made. Both agents are small subclasses of LinFACT-G's
+rounds (:class:`agents.eps_good.linfact.GOptimalRounds`: G-optimal rounds on the projected active
+arms, fresh data every round, Algorithm 3, the exact batch path); they change only the round's
+pulls, estimator and confidence radius. The math is shared with the environments:
+:mod:`bandit_envs.theory.misspecification` (orthogonal estimator, radius inflation) and
+:mod:`bandit_envs.theory.glm` (links, maximum likelihood).
 
 * :class:`LinFACTMIS`: misspecified linear model ``μ = Ψθ + Δ_m``, ``‖Δ_m‖_∞ ≤ L_m``;
 * :class:`LinFACTGLM`: generalized linear model ``E[X | a] = μ_link(aᵀθ)``.
@@ -39,7 +39,7 @@ USE_FEATURES = ("always", "when_cheaper", "never")
 
 
 class LinFACTMIS(GOptimalRounds):
-    """LinFACT-MIS: all ε-good arms under misspecification (Li et al. §5; spec 002 §2.5).
+    """LinFACT-MIS: all ε-good arms under misspecification (Li, Ma, Hua & Zhu 2025, Sec. 5).
 
     The model is ``μ = Ψθ + Δ_m`` with ``‖Δ_m‖_∞ ≤ L_m`` (eq. 28–29). Rounds are LinFACT-G's
     (G-optimal design on the projected active arms, fresh data, Algorithm 3); what changes:
@@ -47,19 +47,22 @@ class LinFACTMIS(GOptimalRounds):
     * ``estimator="ols"`` — least squares on the round's data with the counts of eq. 21.
       With ``inflate=True`` and ``L_m`` known, the confidence radius of Algorithm 3 is inflated
       as Proposition 5.4 proposes (eq. 35), so that the clean event ``|μ̂_i − μ_i| ≤ radius``
-      (EC.8.1) holds with probability ≥ 1 − δ for *any* ``L_m``. Erratum: the paper's
-      ``ε_r + L_m√d`` bounds ``|a_iᵀ(θ̂ − θ)|`` (EC.8.3–EC.8.4) but ``μ̂_i − μ_i`` also contains
-      the arm's own deviation ``−Δ_m(a_i)``, so the radius used is ``ε_r + L_m(√d + 1)``
-      (:func:`bandit_envs.theory.misspecification.radius_inflation`); ``paper_radius=True`` uses eq. 35
-      as printed (its clean event fails under an adversarial deviation, see the tests), and
-      the conditions of Theorem 5.1 / Proposition 5.4 read ``L_m < min(α_ε, β_ε)/(2(√d + 1))``.
-    * ``estimator="orthogonal"`` — the orthogonal-parameterization estimator of §5.2 (eq. 30:
-      the ``D_N``-weighted projection of the round's empirical means onto the realizable set,
-      computed by the dead-zone reduction of spec 002 §2.5,
+      (EC.8.1) holds with probability ≥ 1 − δ for *any* ``L_m``. The paper's eq. 35 as printed,
+      ``ε_r + L_m√d``, bounds ``|a_iᵀ(θ̂ − θ)|`` (EC.8.3–EC.8.4), but ``μ̂_i − μ_i`` also
+      contains the arm's own deviation ``−Δ_m(a_i)``; we use ``ε_r + L_m(√d + 1)``
+      (:func:`bandit_envs.theory.misspecification.radius_inflation`). ``paper_radius=True`` uses
+      eq. 35 as printed (its clean event fails under an adversarial deviation, see the tests),
+      and the conditions of Theorem 5.1 / Proposition 5.4 read
+      ``L_m < min(α_ε, β_ε)/(2(√d + 1))``.
+    * ``estimator="orthogonal"`` — the orthogonal-parameterization estimator of Sec. 5.2
+      (eq. 30: the ``D_N``-weighted projection of the round's empirical means onto the
+      realizable set, computed by minimising over θ the convex "dead-zone" loss obtained by
+      eliminating the deviations in closed form,
       :func:`bandit_envs.theory.misspecification.orthogonal_estimate`) with the counts of eq. 33,
       ``T_r(a) = ⌈8dπ_r(a)ε_r^{-2}(d log 6 + log(Kr(r+1)/δ))⌉``, and radius
-      ``ε_r + (√d + 2)L_m`` (EC.9.8; the radius inflation when ``L_m`` is known is our analogue of
-      Proposition 5.4, spec 002 §5 item 19). Arms not pulled in a round get deviation 0.
+      ``ε_r + (√d + 2)L_m`` (EC.9.8; the paper keeps Algorithm 3 unchanged in Theorem 5.2, and
+      inflating the radius when ``L_m`` is known is our analogue of Proposition 5.4). Arms not
+      pulled in a round get deviation 0 (the paper is silent).
     * ``use_features`` — ``"always"`` (the paper); ``"never"``: every round is a round of the
       unstructured problem (identity features, Remark 3.3: each active arm pulled
       ``⌈2ε_r^{-2}log(2Kr(r+1)/δ)⌉`` times, its empirical mean the estimate, radius ``ε_r``):
@@ -77,7 +80,7 @@ class LinFACTMIS(GOptimalRounds):
     variant runs uninflated — Theorem 5.1's agent, LinFACT-G itself (Section 5.3: with unknown
     ``L_m`` no improvement is possible) — and the orthogonal estimator and ``"when_cheaper"``,
     which need ``L_m``, refuse at reset. With ``L_m = 0`` and ``estimator="ols"`` the agent is
-    exactly LinFACT-G. The noise level σ scales every count by σ² (spec 002 §5.1).
+    exactly LinFACT-G. The noise level σ scales every count by σ² (the paper assumes σ = 1).
 
     Guarantees: on the clean event (probability ≥ 1 − δ) every answer is ``G_ε``; the agent
     stops (Theorem 5.1, Proposition 5.4) when ``L_m < min(α_ε, β_ε)/(2(√d + 1))`` (OLS) or
@@ -96,14 +99,18 @@ class LinFACTMIS(GOptimalRounds):
         design_tol: relative tolerance of the G-optimal design, in (0, 1).
 
     Attributes:
-        phase_history: as :class:`agents.eps_good.linfact.LinFACTG`, plus ``kind`` (``"structured"`` or
-            ``"unstructured"``), ``accuracy`` (the per-arm accuracy the counts buy),
-            ``inflation`` and ``radius`` per round.
+        phase_history: as :class:`agents.eps_good.linfact.LinFACTG`, plus ``kind``
+            (``"structured"`` or ``"unstructured"``), ``accuracy`` (the per-arm accuracy the counts
+            buy), ``inflation`` and ``radius`` per round.
     """
 
     card = AgentCard(
-        summary="all eps-good arms under misspecification |Delta_m|_inf <= L_m: LinFACT-G rounds with OLS and the radius eps_r + L_m (sqrt(d) + 1) (Prop. 5.4, corrected), or the orthogonal-parameterization estimator with eq. 33 counts and radius eps_r + (sqrt(d)+2) L_m; use_features='never' is the unstructured baseline, 'when_cheaper' drops the features once L_m dominates",
-        paper="Li, Ma, Hua & Zhu 2025 (arXiv 2510.00073), Sec. 5, Thm 5.1, 5.2, Prop. 5.4, Alg. 5",
+        summary="All eps-good arms under misspecification (|Delta_m|_inf <= L_m): LinFACT-G rounds "
+        "with least squares and a radius inflated by L_m (sqrt(d) + 1), or the "
+        "orthogonal-parameterization estimator. use_features='never' is the unstructured "
+        "baseline, 'when_cheaper' drops the features once L_m dominates",
+        paper="Li, Ma, Hua & Zhu, Identifying All eps-Best Arms in (Misspecified) Linear "
+        "Bandits, arXiv 2510.00073 (2025), Sec. 5 (Thm 5.1, 5.2, Prop. 5.4, Algorithm 5)",
         heuristics=(
             Heuristic(
                 "paper_radius",
@@ -254,7 +261,7 @@ class LinFACTMIS(GOptimalRounds):
 
 
 class LinFACTGLM(GOptimalRounds):
-    """LinFACT-GLM: all ε-good arms of a generalized linear bandit (Li et al. §6; spec 002 §2.6).
+    """LinFACT-GLM: all ε-good arms of a generalized linear bandit (Li et al. 2025, Sec. 6).
 
     The model is ``E[X | a] = μ_link(aᵀθ)`` (eq. 36) with a canonical link. LinFACT-G's rounds
     (Algorithm 6: the G-optimal design on the projected active arms), with
@@ -262,32 +269,34 @@ class LinFACTGLM(GOptimalRounds):
     * **counts** (eq. 40): ``T_r(a) = ⌈2dπ_r(a)ε_r^{-2}c_min^{-2} log(2Kr(r+1)/δ)⌉``, times σ² —
       the sub-Gaussian constant of the outcomes, ``ProblemSpec.noise_std`` (1/2 for Bernoulli);
     * **estimation**: maximum likelihood on the round's data (eq. 38–39) by Newton/IRLS with a
-      ridge ``λ`` and an iteration cap (:func:`bandit_envs.theory.glm.glm_mle`), warm-started from the
-      previous round's estimate; ``μ̂_i = μ_link(a_iᵀθ̂)``, with ``a_iᵀθ̂`` clipped to the known
+      ridge ``λ`` and an iteration cap (:func:`bandit_envs.theory.glm.glm_mle`), warm-started from
+      the previous round's estimate; ``μ̂_i = μ_link(a_iᵀθ̂)``, with ``a_iᵀθ̂`` clipped to the known
       range ``[−B, B]`` when a predictor bound ``B`` is known (the truth lies inside, so clipping
       never increases an error);
     * **radius** (Algorithm 3): the proof (EC.11.3–EC.11.7) gives ``|a_iᵀ(θ̂ − θ)| ≤ ε_r`` on the
-      linear-predictor scale; ``G_ε`` is defined on the mean scale (spec 002 §2.6 decision), so
-      the radius is ``L·ε_r`` with ``L = sup μ̇_link`` over the predictor range. By default
+      linear-predictor scale, and the paper does not say on which scale ``G_ε`` is defined; we
+      define it on the mean scale, so the radius is ``L·ε_r`` with ``L = sup μ̇_link`` over the
+      predictor range. By default
       (``lipschitz_radius=False``) it is ``max(1, L)·ε_r`` — the paper's ``ε_r`` for the logistic
       (``L = 1/4``) and identity links; with ``lipschitz_radius=True`` it is ``L·ε_r`` (ours:
       valid by the mean value theorem and 4 times smaller for the logistic link, so the agent
       stops about two rounds earlier).
 
-    ``c_min`` (Assumption 6, L488: ``μ̇_link(aᵀθ̌) ≥ c_min`` between θ and θ̂): the ``c_min``
-    argument; else ``μ̇``'s minimum over ``[−B, B]`` (logistic: ``σ̇(B)``, spec 002 §1.7) for the
+    ``c_min`` (Assumption 6: ``μ̇_link(aᵀθ̌) ≥ c_min`` between θ and θ̂): the ``c_min``
+    argument; else ``μ̇``'s minimum over ``[−B, B]`` (logistic: ``σ̇(B)``) for the
     ``predictor_bound`` argument ``B``, or the problem's ``extras["predictor_bound"]``; 1 for the
     identity link; otherwise the agent refuses at reset.
 
     ``link``: ``None`` uses the problem's (``ProblemSpec.link``; ``"identity"`` on a linear
     problem); a name forces one. ``link="identity"`` is LinFACT-G run on the outcomes: on a
-    linear problem it reproduces LinFACT-G exactly (same counts, same estimates; spec 002 §6
-    fact 16), and on a logistic problem it is the linear fit the robustness study compares with.
+    linear problem it reproduces LinFACT-G exactly (same counts, same estimates; tested), and on
+    a logistic problem it is the linear fit the robustness study compares with.
 
-    Warm-up (spec 002 §2.6 safeguards; paper L486: "forced exploration at the beginning ...
-    O(d)"): before round 1, each arm in the support of the G-optimal design of all arms is
-    pulled ``warmup`` times; the MLE of those pulls only starts Newton's method in round 1 (no
-    classification uses them: data are not reused across rounds). Skipped for the identity link.
+    Warm-up (Sec. 6 mentions "forced exploration at the beginning of the algorithm" of O(d) pulls,
+    which makes the maximum likelihood exist): before round 1, each arm in the support of the
+    G-optimal design of all arms is pulled ``warmup`` times; the MLE of those pulls only starts
+    Newton's method in round 1 (no classification uses them: data are not reused across rounds).
+    Skipped for the identity link.
 
     Args:
         link: ``None``, ``"identity"``, ``"logistic"`` or ``"poisson"``.
@@ -306,8 +315,11 @@ class LinFACTGLM(GOptimalRounds):
     """
 
     card = AgentCard(
-        summary="all eps-good arms of a generalized linear (logistic, Poisson) bandit: LinFACT-G rounds with eq. 40 counts (c_min given or sigma'(B) from a predictor bound), Newton/IRLS maximum likelihood per round (ridge, iteration cap, warm-up); link='identity' is LinFACT-G's linear fit",
-        paper="Li, Ma, Hua & Zhu 2025 (arXiv 2510.00073), Sec. 6, Thm 6.1, Alg. 6",
+        summary="All eps-good arms of a generalized linear (logistic, Poisson) bandit: LinFACT-G "
+        "rounds with eq. 40 counts and maximum likelihood (Newton/IRLS) on each round's data. "
+        "link='identity' is LinFACT-G's linear fit",
+        paper="Li, Ma, Hua & Zhu, Identifying All eps-Best Arms in (Misspecified) Linear "
+        "Bandits, arXiv 2510.00073 (2025), Sec. 6 (Thm 6.1, Algorithm 6)",
     )
 
     capabilities = AgentCapabilities(

@@ -2,17 +2,17 @@
 
 Réda, Kaufmann & Delahaye-Duriez, "Top-m identification for linear bandits" (AISTATS 2021,
 PMLR 130): two gap-index focused algorithms (GIFA) for the m arms with the largest means, as the
-LinFACT paper (Li, Ma, Hua & Zhu; spec 002 §2.9 items 1–2, paper L525–L537) uses them for all
-ε-good arms: a top-m algorithm is given m (the paper passes the *expected* number of good arms,
-E[m̃] = 4 on its synthetic instances and 20 on Free-Wilson) and answers its top-m set.
+LinFACT paper (Li, Ma, Hua & Zhu 2025, Sec. 7) uses them for all ε-good arms: a top-m
+algorithm is given m (the paper passes the *expected* number of good arms, E[m̃] = 4 on its
+synthetic instances and 20 on Free-Wilson) and answers its top-m set.
 
 The rules follow the paper and the authors' public code (github.com/clreda/linear-top-m), read
 for the definitions only: pair indices with a shared confidence width, one initial pull per arm
 for m-LinGapE, greedy sampling for the pair's direction by default.
 
-Both agents reuse :class:`agents.linear_bai.lingape.LinGapE`'s incremental least-squares state (Sherman–
-Morrison updates of ``X A⁻¹ Xᵀ`` or ``X A⁻¹``, the estimated means and ‖x_k‖²_{A⁻¹}), its confidence
-widths and its greedy / ratio arm choice for a direction; only the choice of the pair
+Both agents reuse :class:`agents.linear_bai.lingape.LinGapE`'s incremental least-squares state
+(Sherman–Morrison updates of ``X A⁻¹ Xᵀ`` or ``X A⁻¹``, the estimated means and ‖x_k‖²_{A⁻¹}),
+its confidence widths and its greedy / ratio arm choice for a direction; only the choice of the pair
 (b_t, c_t), the stopping statistic and the answer differ.
 """
 
@@ -211,18 +211,19 @@ class MLinGapE(_TopMGap):
     * **Pair**: b_t = argmax_{j ∈ J(t)} max_{i ∉ J(t)} B_{i,j}(t) (the most ambiguous member of
       J(t)), c_t = argmax_{i ∉ J(t)} B_{i,b_t}(t) (its strongest challenger), and
       B(t) = B_{c_t,b_t}(t) = max_{j ∈ J, i ∉ J} B_{i,j}(t).
-    * **Stopping**: B(t) ≤ ``tolerance`` (0, as the LinFACT paper's adaptation uses exact top-m,
-      spec 002 §5 item 17). On the event of the width every i ∉ J then has μ_i ≤ μ_j + tolerance
-      for every j ∈ J, so J(t) is a correct (ε, m) answer with probability ≥ 1 − δ.
+    * **Stopping**: B(t) ≤ ``tolerance`` (default 0, exact top-m: Li et al. do not give the
+      tolerance of their adaptation). On the event of the width every i ∉ J then has
+      μ_i ≤ μ_j + tolerance for every j ∈ J, so J(t) is a correct (ε, m) answer with
+      probability ≥ 1 − δ.
     * **Sampling** for the direction y_t = x_{b_t} − x_{c_t}: LinGapE's ``"greedy"`` rule
       argmin_a ‖y_t‖_{(A_t + x_a x_aᵀ)⁻¹} (the default of the authors' experiments) or its
       ``"ratio"`` rule (track the optimal design of the single direction y_t).
     * With m = 1, J(t) = {argmax μ̂}, b_t = LinGapE's i_t, c_t its j_t and B(t) its gap index:
       m-LinGapE is LinGapE (tested).
 
-    **All ε-good arms** (spec 002 §2.9): the paper gives top-m algorithms only E[m̃] and scores
-    their answer J(t) (paper L529–L531; its ε-rule on the estimates is stated for the fixed-budget
-    best-arm baselines only), so ``answer="top_m"`` is the default; ``"eps_rule"`` returns
+    **All ε-good arms** (Li et al. 2025, Sec. 7): the paper gives top-m algorithms only E[m̃] and
+    scores their answer J(t) (its ε-rule on the estimates is stated for the fixed-budget best-arm
+    baselines only), so ``answer="top_m"`` is the default; ``"eps_rule"`` returns
     {i : μ̂_i ≥ max μ̂ − ε} on the final estimates instead. With ``m=None`` the agent runs on any
     all-ε-good problem: m is re-estimated before every decision as m̂(t) = |{i : μ̂_i ≥ max μ̂ − ε}|
     (capped at K − 1), so that J(t) is the empirical ε-good set and the stopping rule certifies
@@ -255,13 +256,18 @@ class MLinGapE(_TopMGap):
     """
 
     card = AgentCard(
-        summary="top-m LinGapE: gap index over J(t) x J(t)^c, greedy/ratio sampling of x_b - x_c, answers the top-m set (m given, or re-estimated as the empirical eps-good set size); proven self-normalised width by default",
-        paper="Réda, Kaufmann & Delahaye-Duriez, AISTATS 2021 (adapted as in Li, Ma, Hua & Zhu)",
+        summary="Top-m LinGapE: gap index over the pairs of J(t) x J(t)^c, greedy or ratio "
+        "sampling of the chosen pair's direction; answers the top-m set (m given, or the size of "
+        "the empirical eps-good set). Proven self-normalised width by default",
+        paper="Réda, Kaufmann & Delahaye-Duriez, Top-m identification for linear bandits, "
+        "AISTATS 2021 (m-LinGapE); adapted to all eps-good arms as in Li, Ma, Hua & Zhu, arXiv "
+        "2510.00073 (2025), Sec. 7",
         heuristics=(
             Heuristic(
                 "m",
                 lambda v: v is None,
-                "top-m with m re-estimated as the empirical epsilon-good set size; right only when that estimate is |G_eps| at stopping (default)",
+                "top-m with m re-estimated as the empirical epsilon-good set size; right only "
+                "when that estimate is |G_eps| at stopping (default)",
             ),
             Heuristic("confidence", lambda v: v == "heuristic", "LinGapE's heuristic width"),
         ),
@@ -347,13 +353,18 @@ class LinGIFA(_TopMGap):
     """
 
     card = AgentCard(
-        summary="linear UGapE-like top-m: arm index = m-th largest pair index, J(t) = the m smallest, greedy/ratio/largest-variance sampling; m given or re-estimated; proven width",
-        paper="Réda, Kaufmann & Delahaye-Duriez, AISTATS 2021 (adapted as in Li, Ma, Hua & Zhu)",
+        summary="Linear UGapE-like top-m: the index of an arm is the m-th largest of its pair "
+        "indices and J(t) holds the m smallest; greedy, ratio or largest-variance sampling, m "
+        "given or re-estimated, proven width",
+        paper="Réda, Kaufmann & Delahaye-Duriez, Top-m identification for linear bandits, "
+        "AISTATS 2021 (LinGIFA); adapted to all eps-good arms as in Li, Ma, Hua & Zhu, arXiv "
+        "2510.00073 (2025), Sec. 7",
         heuristics=(
             Heuristic(
                 "m",
                 lambda v: v is None,
-                "top-m with m re-estimated as the empirical epsilon-good set size; right only when that estimate is |G_eps| at stopping (default)",
+                "top-m with m re-estimated as the empirical epsilon-good set size; right only "
+                "when that estimate is |G_eps| at stopping (default)",
             ),
             Heuristic("confidence", lambda v: v == "heuristic", "LinGapE's heuristic width"),
         ),
