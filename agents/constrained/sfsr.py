@@ -191,13 +191,14 @@ class SFSR(PhaseTracking, _ConstrainedAgent):
     def _on_reset(self, spec: ProblemSpec) -> None:
         who = self.name
         self._setup_lp(spec)
-        if spec.budget <= self._n_unknown:
+        budget = self._require_budget()
+        if budget <= self._n_unknown:
             raise InvalidParameterError(
                 f"{who}: the budget N = {spec.budget} must exceed the number of unknown arms "
                 f"K0 = {self._n_unknown} (eq. (7): with N ≤ K0 every n_k is 0 and no arm is "
                 f"pulled)."
             )
-        self._schedule = sfsr_schedule(spec.budget, self._k, self._n_unknown, self._n_cost)
+        self._schedule = sfsr_schedule(budget, self._k, self._n_unknown, self._n_cost)
         self._alive = np.ones(self._k + self._n_cost, dtype=bool)
         self._round = 0
         self._done = False
@@ -344,7 +345,7 @@ class USLP(_ConstrainedAgent):
 
     def _on_reset(self, spec: ProblemSpec) -> None:
         self._setup_lp(spec)
-        self._per_arm = spec.budget // self._n_unknown
+        self._per_arm = self._require_budget() // self._n_unknown
         if self._per_arm < 1:
             raise InvalidParameterError(
                 f"{self.name}: the budget N = {spec.budget} is smaller than the number of "

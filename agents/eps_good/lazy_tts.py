@@ -249,6 +249,7 @@ class LazyTTS(LinearTrackAndStop):
     def _current_tau(self, means: np.ndarray) -> float:
         if self._tau is not None:
             return self._tau
+        assert self._rule is not None  # set whenever no threshold is given
         return self._rule.threshold(means)
 
     def _answer_key(self, means: np.ndarray) -> object:
@@ -257,10 +258,12 @@ class LazyTTS(LinearTrackAndStop):
 
     def _glr(self, means: np.ndarray) -> float:
         if self._tau is not None:
-            return thresholding_glr(means, self._q, self._tau, self._sigma)
+            q = self._q
+            assert q is not None  # the GLR is computed once A is invertible
+            return thresholding_glr(means, q, self._tau, self._sigma)
         return eps_good_glr(
             self._z,
-            None,
+            None,  # type: ignore[arg-type]  # θ̂ is not needed with means (see its docstring)
             None,
             self._eps,
             sigma=self._sigma,
@@ -287,6 +290,7 @@ class LazyTTS(LinearTrackAndStop):
 
     def _answer(self, means: np.ndarray) -> Answer:
         if self._tau is None:
+            assert self._rule is not None  # set whenever no threshold is given
             return self._rule.empirical_answer(means)
         return frozenset(int(i) for i in np.flatnonzero(means >= self._tau))
 

@@ -192,7 +192,7 @@ class LinFACTBase(PhaseTracking, BaseAgent):
         settings=frozenset({"fixed_confidence"}),
         structures=frozenset({"linear", "misspecified_linear"}),
         batch=True,
-        extras={"multiplicative": {False}},
+        extras={"multiplicative": frozenset({False})},
     )
 
     # ------------------------------------------------------------------ episode set-up
@@ -246,7 +246,7 @@ class LinFACTBase(PhaseTracking, BaseAgent):
         replaces ``ε_r = 2^{-r}`` (the per-arm accuracy the round buys), if given.
         """
         eps_r = 2.0 ** (-r) if accuracy is None else float(accuracy)
-        log_term = math.log(2.0 * self.n_arms * r * (r + 1) / self.spec.delta)
+        log_term = math.log(2.0 * self.n_arms * r * (r + 1) / self._require_delta())
         # ε_r² floored: a noiseless run (σ = 0) that never stops reaches rounds where 4^{-r}
         # underflows; the counts are then one pull per support arm
         scale = self._sigma2 * 2.0 * factor / max(eps_r * eps_r, 1e-300) * log_term
@@ -396,6 +396,9 @@ class GOptimalRounds(LinFACTBase):
     The design of LinFACT-G, shared with the variants of :mod:`agents.eps_good.linfact_robust`;
     subclasses define ``use_ambient_d`` and ``design_tol``.
     """
+
+    use_ambient_d: bool
+    design_tol: float
 
     def _design_key(self) -> tuple:
         return ("LinFACT-G", float(self.design_tol))
@@ -556,7 +559,7 @@ class LinFACTXY(LinFACTBase):
         slack = float(self.rounding_slack)
         eps_r = 2.0 ** (-r)
         k = self.n_arms
-        log_term = math.log(2.0 * k * (k - 1) * r * (r + 1) / self.spec.delta)
+        log_term = math.log(2.0 * k * (k - 1) * r * (r + 1) / self._require_delta())
         raw = self._sigma2 * 2.0 * value * (1.0 + slack) / eps_r**2 * log_term
         total = math.ceil(min(raw, MAX_ARM_SAMPLES))
         support = weights > 0

@@ -125,7 +125,7 @@ class LinFACTMIS(GOptimalRounds):
         settings=frozenset({"fixed_confidence"}),
         structures=frozenset({"linear", "misspecified_linear"}),
         batch=True,
-        extras={"multiplicative": {False}},
+        extras={"multiplicative": frozenset({False})},
     )
 
     parameters = {
@@ -195,13 +195,15 @@ class LinFACTMIS(GOptimalRounds):
         if self.estimator == "ols":
             return self._g_counts(r, weights, factor, accuracy)
         # eq. 33: ⌈8 d π(a) ε^{-2} (d log 6 + log(K r(r+1)/δ))⌉, times σ²
-        log_term = factor * math.log(6.0) + math.log(self.n_arms * r * (r + 1) / self.spec.delta)
+        log_term = factor * math.log(6.0) + math.log(
+            self.n_arms * r * (r + 1) / self._require_delta()
+        )
         scale = self._sigma2 * 8.0 * factor / max(accuracy * accuracy, _TINY) * log_term
         counts = ceil_counts(np.minimum(scale * weights, 2.0**50))
         return np.where(weights > 0, np.maximum(counts, 1), 0)
 
     def _unstructured_counts(self, r: int, accuracy: float) -> np.ndarray:
-        log_term = math.log(2.0 * self.n_arms * r * (r + 1) / self.spec.delta)
+        log_term = math.log(2.0 * self.n_arms * r * (r + 1) / self._require_delta())
         raw = self._sigma2 * 2.0 / max(accuracy * accuracy, _TINY) * log_term
         per_arm = ceil_counts(np.array([min(raw, 2.0**50)]))
         return np.full(self._active.size, max(int(per_arm[0]), 1), dtype=np.int64)
@@ -252,6 +254,7 @@ class LinFACTMIS(GOptimalRounds):
         if self._plan["kind"] == "unstructured":
             return self._psums[active] / self._pcounts[active]
         if self.estimator == "orthogonal":
+            assert self._level is not None  # the orthogonal estimator needs L_m (see _on_reset)
             fit = orthogonal_estimate(self._z, self._pcounts, self._psums, float(self._level))
             return np.asarray(fit.means[active])
         return super()._estimate_means()
@@ -327,7 +330,7 @@ class LinFACTGLM(GOptimalRounds):
         settings=frozenset({"fixed_confidence"}),
         structures=frozenset({"linear", "glm"}),
         batch=True,
-        extras={"multiplicative": {False}},
+        extras={"multiplicative": frozenset({False})},
     )
 
     parameters = {

@@ -69,13 +69,16 @@ class _TopMGap(LinGapE):
     B_{i,j}(t) = μ̂_i − μ̂_j + C_t ‖x_i − x_j‖_{A_t⁻¹}, with ‖x_i − x_j‖²_{A⁻¹} = d_i + d_j − 2 G_ij
     (d = diag(G), G = X A⁻¹ Xᵀ) and C_t the confidence width of LinGapE (σ√(2β(t, δ)) in the
     paper's notation). On the event of the width, B_{i,j}(t) ≥ μ_i − μ_j for all pairs and all t.
+
+    After ``reset``, ``epsilon`` (LinGapE's name for its stopping tolerance) holds the resolved
+    ``tolerance``.
     """
 
     capabilities = AgentCapabilities(
         tasks=frozenset({"all_eps_good"}),
         settings=frozenset({"fixed_confidence"}),
         structures=frozenset({"linear"}),
-        extras={"multiplicative": {False}},
+        extras={"multiplicative": frozenset({False})},
     )
     parameters = _top_m_parameters(LINGAPE_SELECTIONS)
     parameter_rules = (THETA_BOUND_RULE,)
@@ -97,11 +100,6 @@ class _TopMGap(LinGapE):
         self.theta_bound = theta_bound
         self.tolerance = tolerance
         self.answer = answer
-
-    @property
-    def epsilon(self) -> float:
-        """LinGapE's name for the stopping tolerance (``tolerance``, resolved at reset)."""
-        return getattr(self, "_tolerance_value", self.tolerance)
 
     # ------------------------------------------------------------------ episode set-up
 
@@ -126,21 +124,22 @@ class _TopMGap(LinGapE):
         tol = self.tolerance
         if isinstance(tol, str):  # "epsilon": the task's
             tol = float(spec.epsilon) if spec.epsilon is not None else 0.0
-        self._tolerance_value = float(tol)
+        # LinGapE's stopping tolerance ε: here ``tolerance``, resolved (LinGapE reads it at reset)
+        self.epsilon = float(tol)
         super()._on_reset(spec)
-        self._m = None if m is None else int(m)
+        self._top_m = None if m is None else int(m)
         self._task_eps = float(spec.epsilon) if spec.epsilon is not None else 0.0
         self._prune = k > PRUNE_ABOVE
         self._in_j = np.zeros(k, dtype=bool)
         # the K×K pair indices of the dense path (small K only)
-        self._dense = None if self._prune else np.empty((k, k))
+        self._dense: np.ndarray | None = None if self._prune else np.empty((k, k))
 
     # ------------------------------------------------------------------ shared statistics
 
     def _current_m(self) -> int:
         """m, or m̂ = |{i : μ̂_i ≥ max μ̂ − ε}| capped at K − 1 when m is None."""
-        if self._m is not None:
-            return self._m
+        if self._top_m is not None:
+            return self._top_m
         mu = self._means
         count = int(np.count_nonzero(mu >= mu.max() - self._task_eps))
         return min(count, self.n_arms - 1)
@@ -154,6 +153,7 @@ class _TopMGap(LinGapE):
         if rows is None and self._full:
             out = np.multiply(h[:, :q], -2.0, out=self._dense)
         elif self._full:
+            assert rows is not None and cols is not None  # both given, or neither
             out = h[np.ix_(rows, cols)] * -2.0
         else:
             w = h[:, :q] if rows is None else h[rows, :q]
@@ -178,14 +178,14 @@ class _TopMGap(LinGapE):
     def _fallback_answer(self) -> Answer:
         """During the first round: the same rule on the sample means of the pulled arms."""
         if self.t == 0:
-            return frozenset(range(self._m or 1))
+            return frozenset(range(self._top_m or 1))
         pulled = self.counts > 0
         means = np.where(pulled, self.sums[:, 0] / np.maximum(self.counts, 1), -np.inf)
         top = means.max()
-        if self._m is None or self.answer == "eps_rule":
+        if self._top_m is None or self.answer == "eps_rule":
             return frozenset(int(i) for i in np.flatnonzero(means >= top - self._task_eps))
         order = np.argsort(-means, kind="stable")
-        return frozenset(int(i) for i in order[: self._m])
+        return frozenset(int(i) for i in order[: self._top_m])
 
     def recommend(self) -> Answer:
         """The answer: J(t) (``answer="top_m"``, the paper's output) or the ε-rule.
@@ -276,13 +276,13 @@ class MLinGapE(_TopMGap):
     def _decide(self) -> None:
         """J(t), (b_t, c_t) and B(t) = max_{j ∈ J, i ∉ J} B_{i,j}(t)."""
         mu, k = self._means, self.n_arms
-        if self._m is None:  # J(t) = the empirical eps-good set, at most K − 1 arms
+        if self._top_m is None:  # J(t) = the empirical eps-good set, at most K − 1 arms
             in_j = mu >= mu.max() - self._task_eps
             if in_j.all():
                 in_j[int(np.argmin(mu))] = False
         else:
             in_j = np.zeros(k, dtype=bool)
-            in_j[np.argsort(-mu, kind="stable")[: self._m]] = True
+            in_j[np.argsort(-mu, kind="stable")[: self._top_m]] = True
         c = self._width()
         j_set = in_j.nonzero()[0]
         if self._prune:

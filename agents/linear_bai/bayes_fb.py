@@ -430,11 +430,14 @@ class _BayesFixedBudget(BaseAgent):
         self._post = GaussianLinearPosterior(
             z, u.T @ m0, eta * eta, self._noise_var, full_cov=self._full_cov
         )
+        self._rule: AllEpsilonGood | BestArm
         if spec.task == "all_eps_good":
             eps = check_nonnegative(spec.epsilon, "ProblemSpec.epsilon", self.name)
             self._rule = AllEpsilonGood(eps, bool(spec.extras.get("multiplicative", False)))
+            self._task_eps = eps
         else:
             self._rule = BestArm()
+            self._task_eps = 0.0
         self._chosen_t, self._chosen = -1, 0
 
     def _on_observe(self, arm: int, outcome: np.ndarray) -> None:
@@ -546,14 +549,14 @@ class BayesGap(_BayesFixedBudget):
         if self.gap_epsilon is not None:
             self._gap_eps = float(self.gap_epsilon)
         else:
-            self._gap_eps = float(spec.epsilon) if spec.task == "all_eps_good" else 0.0
+            self._gap_eps = self._task_eps  # the problem's ε for all ε-good, 0 for best arm
         z = self._post.z
         norms = np.einsum("ij,ij->i", z, z)
         # H_kε = max(½(Δ̂_k + ε), ε), floored far below any mean scale (ε = 0, Δ̂_k = 0)
         scale = self._eta * math.sqrt(float(norms.max())) + float(np.max(np.abs(self._post.mu)))
         self._h_floor = max(self._gap_eps, 1e-12 * max(scale, 1e-300))
         kappa = float(np.sum(1.0 / norms[norms > 0]))
-        k, budget = spec.n_arms, int(spec.budget)
+        k, budget = spec.n_arms, self._require_budget()
         self._beta_num = max(budget - k, 0) / self._noise_var + kappa / self._eta**2
         self._beta_t = math.inf
         self._min_gap = math.inf

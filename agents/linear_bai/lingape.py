@@ -266,6 +266,7 @@ class LinGapE(BaseAgent):
         self._eps = float(self.epsilon)
         self._s = 0.0
         if self.confidence == "self_normalized":
+            assert self.theta_bound is not None  # THETA_BOUND_RULE
             self._s = float(self.theta_bound)
         k = spec.n_arms
         features = np.eye(k) if spec.features is None else np.asarray(spec.features, float)
@@ -456,7 +457,7 @@ class LinGapE(BaseAgent):
 
     def _width(self) -> float:
         """C_t of the chosen confidence bound."""
-        sigma, delta, r = self._sigma, self.spec.delta, self._r
+        sigma, delta, r = self._sigma, self._require_delta(), self._r
         if self.confidence == "heuristic":
             return sigma * math.sqrt(2.0 * math.log((1.0 + math.log(self.t)) / delta))
         if self.confidence == "self_normalized":

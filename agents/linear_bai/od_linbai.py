@@ -145,7 +145,7 @@ class ODLinBAI(PhaseTracking, BaseAgent):
         self._z, self._zkey = reduced_coordinates(features)
         dim = self._z.shape[1]
         try:
-            self._budgets, self._survivors = od_linbai_schedule(int(spec.budget), k, dim)
+            self._budgets, self._survivors = od_linbai_schedule(self._require_budget(), k, dim)
         except ValueError:
             phases = max(1, math.ceil(math.log2(dim))) if dim > 1 else 1
             need = (

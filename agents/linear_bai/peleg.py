@@ -284,11 +284,13 @@ class _Phase:
         if self.r2 <= 0.0:  # noiseless: any V ≻ 0 puts every half-space outside the ellipsoid
             return True
         limit = self.eps * self.eps / self.r2
+        qn = self.qn
+        assert qn is not None  # the criterion is checked from the end of the burn-in on
         if not self.use_ball:
-            return bool(self.qn.max() < limit)
+            return bool(qn.max() < limit)
         todo = np.flatnonzero(~self.passed)
         # without the ball the minimum is ε²/‖y‖²_{V⁻¹}; the ball only makes it larger
-        easy = self.qn[todo] < limit
+        easy = qn[todo] < limit
         self.passed[todo[easy]] = True
         todo = todo[~easy]
         if todo.size == 0:
@@ -490,7 +492,7 @@ class PELEG(BaseAgent):
         self._key = (
             hashlib.sha1(self._z.tobytes()).hexdigest(),
             self._z.shape,
-            float(spec.delta),
+            self._require_delta(),
             self._sigma,
             self._use_ball,
             self._shrink,
@@ -520,15 +522,15 @@ class PELEG(BaseAgent):
             diameter_sq,
             self.n_arms,
             self._m,
-            self.spec.delta,
+            self._require_delta(),
             sigma=self._sigma,
             shrink_eps=self._shrink,
             delta_schedule=self.delta_schedule,
         )
 
-    def _start_phase(self) -> None:
+    def _start_phase(self) -> _Phase:
         self._consts = self._constants()
-        self._phase = _Phase(
+        self._phase = phase = _Phase(
             self._z,
             self._active,
             self._consts,
@@ -538,6 +540,7 @@ class PELEG(BaseAgent):
         )
         self._phase_counts[:] = 0
         self._phase_sums[:] = 0.0
+        return phase
 
     def _end_phase(self) -> None:
         """OLS on the phase's data (line 25) and elimination (line 26)."""
@@ -548,6 +551,7 @@ class PELEG(BaseAgent):
         scores = self._z[self._active] @ theta
         keep = scores.max() - scores <= 0.5 ** (self._m + 2)
         phase = self._phase
+        assert phase is not None  # a phase ends only once started
         self._log.append(
             {
                 "m": self._m,
@@ -568,9 +572,8 @@ class PELEG(BaseAgent):
     def _advance(self) -> int | None:
         """Next pull of the one-pull path, closing finished phases on the way."""
         while not self._done:
-            if self._phase is None:
-                self._start_phase()
-            arm = self._phase.next_arm()
+            phase = self._phase if self._phase is not None else self._start_phase()
+            arm = phase.next_arm()
             if arm is not None:
                 return arm
             self._end_phase()
@@ -595,31 +598,32 @@ class PELEG(BaseAgent):
         """The pull counts of the rest of the current phase (a whole phase at a time)."""
         self._require_reset("select_batch")
         while not self._done:
-            if self._phase is None:
-                self._start_phase()
+            phase = self._phase
+            if phase is None:
+                phase = self._start_phase()
                 key = (*self._key, self._m, tuple(self._active.tolist()))
                 cached = _PHASE_CACHE.get(key)
                 if cached is not None:
                     _PHASE_CACHE.move_to_end(key)
-                    self._phase.counts = cached[0].copy()
-                    self._phase.t = int(cached[0].sum())
-                    self._phase.qn = np.array([cached[1]])
-                    self._phase.ended = True
+                    phase.counts = cached[0].copy()
+                    phase.t = int(cached[0].sum())
+                    phase.qn = np.array([cached[1]])
+                    phase.ended = True
                     return cached[0].copy()
-                counts = self._phase.run_to_end()
-                _PHASE_CACHE[key] = (self._phase.counts.copy(), self._phase.max_pair_norm())
+                counts = phase.run_to_end()
+                _PHASE_CACHE[key] = (phase.counts.copy(), phase.max_pair_norm())
                 if len(_PHASE_CACHE) > _PHASE_CACHE_SIZE:
                     _PHASE_CACHE.popitem(last=False)
                 return counts
-            if self._phase.ended:
-                if self._phase_counts.sum() < self._phase.t:
+            if phase.ended:
+                if self._phase_counts.sum() < phase.t:
                     raise AgentProtocolError(
                         f"{self.name}: select_batch() called before the previous batch was "
                         "observed (observe_batch)."
                     )
                 self._end_phase()
                 continue
-            counts = self._phase.run_to_end()
+            counts = phase.run_to_end()
             if counts.sum() > 0:
                 return counts
         return None

@@ -240,7 +240,7 @@ class RAGE(PhaseTracking, BaseAgent):
         m = self._phase + 1
         weights, rho, support = self._design()
         eps = float(self.epsilon)
-        log_term = math.log(4.0 * m * m * self.n_arms / self.spec.delta)
+        log_term = math.log(4.0 * m * m * self.n_arms / self._require_delta())
         n_stat = 2.0 * (1.0 + eps) * 4.0 ** (m + 2) * self._sigma2 * rho * log_term
         n_round = support + math.ceil(support / eps * (1.0 - 1e-12))
         n = max(math.ceil(min(n_stat, MAX_PHASE_SAMPLES)), n_round)

@@ -108,7 +108,7 @@ class SoareAgent(BaseAgent):
         self._gram = GramState(self._z)
 
     def _beta(self) -> SoareThreshold:
-        return SoareThreshold(self.threshold, self.n_arms, self.spec.delta, self._sigma)
+        return SoareThreshold(self.threshold, self.n_arms, self._require_delta(), self._sigma)
 
     def _on_observe(self, arm: int, outcome: np.ndarray) -> None:
         self._gram.add(arm, float(outcome[0]))

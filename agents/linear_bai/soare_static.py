@@ -142,7 +142,7 @@ class _StaticAllocation(SoareAgent):
         if self._answer is not None:
             return None
         if self.spec.fixed_budget:
-            target = int(self.spec.budget)
+            target = self._require_budget()
         else:
             if self.t >= self._next:
                 self._check()

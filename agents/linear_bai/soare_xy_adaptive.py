@@ -271,10 +271,12 @@ class XYAdaptive(SoareAgent):
             assert ph is not None
             pos, plan = ph["pos"], ph["plan"]
             if self.stop_within_phase and pos >= ph["next"]:
+                inv = self._gram.inv
+                assert inv is not None  # the phase's initial pulls span the arms
                 best = empirical_stop(
                     self._z,
                     self._gram.theta(),
-                    self._gram.inv,
+                    inv,
                     self._threshold(self.t),
                     np.flatnonzero(self._active),
                 )
@@ -425,7 +427,7 @@ class FullyAdaptiveXY(SoareAgent):
             if self.theta_norm_bound is None
             else float(self.theta_norm_bound)
         )
-        log_term = math.log((1.0 + n * self._lsq / eta) / self.spec.delta)
+        log_term = math.log((1.0 + n * self._lsq / eta) / self._require_delta())
         return self._sigma * math.sqrt(self._d * log_term) + math.sqrt(eta) * s
 
     def select(self) -> int | None:

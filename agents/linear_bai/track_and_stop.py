@@ -18,6 +18,7 @@ Track-and-Stop strategy (Garivier & Kaufmann 2016) for linear models, made of
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -172,6 +173,10 @@ class LinearTrackAndStop(BaseAgent):
         ),
     )
 
+    #: β here; :class:`~agents.eps_good.lazy_tts.LazyTTS` keeps its threshold τ (or None) under
+    #: this name and β under ``glr_threshold`` (see :attr:`_beta_param`).
+    threshold: str | float | None
+
     capabilities = AgentCapabilities(
         tasks=frozenset({"best_arm"}),
         settings=frozenset({"fixed_confidence", "fixed_budget"}),
@@ -300,28 +305,32 @@ class LinearTrackAndStop(BaseAgent):
         y = float(outcome[0])
         self._b += y * x
         if self._proven:
-            mx = self._minv @ x
+            minv = self._minv
+            assert minv is not None  # kept for the proven threshold
+            mx = minv @ x
             den = 1.0 + float(x @ mx)
             self._logdet += math.log(den)
-            self._minv -= np.outer(mx, mx) / den
+            minv -= np.outer(mx, mx) / den
         if self._ainv is None:
             self._refresh()  # O(r³) only while the design is singular (the first forced pulls)
         else:
-            u = self._p[arm]  # A⁻¹x (A⁻¹ symmetric)
-            den = 1.0 + float(self._q[arm])
+            p, q = self._p, self._q
+            assert p is not None and q is not None  # set with A⁻¹
+            u = p[arm]  # A⁻¹x (A⁻¹ symmetric)
+            den = 1.0 + float(q[arm])
             zu = self._z @ u
             zu /= den
             outer = np.multiply.outer(zu, u, out=self._outer)
-            self._p -= outer
+            p -= outer
             buf = np.multiply(zu, zu, out=self._buf)
             buf *= den
-            self._q -= buf
+            q -= buf
             self._since_refresh += 1
             if self._since_refresh >= _REFRESH_EVERY:
                 self._refresh()
         if self._ainv is None:
             return
-        means = self._p @ self._b
+        means = self._least_squares_means()
         self._key = self._answer_key(means)
         if self.spec.fixed_budget:
             return
@@ -342,8 +351,10 @@ class LinearTrackAndStop(BaseAgent):
     def _glr(self, means: np.ndarray) -> float:
         """Z(t) = min_{x≠x̂} Δ̂(x̂, x)²/(2σ²‖x̂ − x‖²_{A_t⁻¹}), O(K h) from P and q."""
         best = int(np.argmax(means))
-        cross = self._z @ self._p[best]
-        norms = self._q[best] + self._q - 2.0 * cross
+        p, q = self._p, self._q
+        assert p is not None and q is not None  # the GLR is computed once A is invertible
+        cross = self._z @ p[best]
+        norms = q[best] + q - 2.0 * cross
         z_stat = glr_from_norms(means, best, norms, self._sigma)
         if self.n_arms > 1 and self._sigma > 0.0:  # remember the minimiser (the next witness)
             gaps = means[best] - means
@@ -375,7 +386,9 @@ class LinearTrackAndStop(BaseAgent):
         gap = float(means[best] - means[w])
         if gap <= 0.0:
             return False
-        norm = float(self._q[best] + self._q[w] - 2.0 * (self._z[w] @ self._p[best]))
+        p, q = self._p, self._q
+        assert p is not None and q is not None  # the GLR is computed once A is invertible
+        norm = float(q[best] + q[w] - 2.0 * (self._z[w] @ p[best]))
         if norm <= 0.0:
             return False
         # the 1e-9 margin covers the round-off between this O(h) norm and the O(K h) one
@@ -386,10 +399,12 @@ class LinearTrackAndStop(BaseAgent):
                 self._z_stat = math.nan  # computed on demand by :attr:`statistic`
                 return True
             return False
-        base = math.log(1.0 / self._delta) + 0.5 * self._logdet
+        delta = self._delta
+        assert delta is not None  # stopping tests happen in fixed confidence only
+        base = math.log(1.0 / delta) + 0.5 * self._logdet
         if upper < base:
             self._beta = self_normalized_threshold(
-                self._logdet, max(self._lmin, 1e-300), self._delta, self._reg
+                self._logdet, max(self._lmin, 1e-300), delta, self._reg
             )
             self._z_stat = math.nan
             return True
@@ -417,30 +432,36 @@ class LinearTrackAndStop(BaseAgent):
     def _means(self) -> np.ndarray:
         """Least-squares means x_kᵀθ̂ (projected on the span of the pulled arms if needed)."""
         if self._ainv is not None:
-            return self._p @ self._b
+            return self._least_squares_means()
         theta = projected_least_squares(self._z, self.counts, self.sums[:, 0])
         return self._z @ theta
 
+    def _least_squares_means(self) -> np.ndarray:
+        """x_kᵀθ̂ = (P b)_k, once A is invertible."""
+        p = self._p
+        assert p is not None  # set with A⁻¹
+        return p @ self._b
+
     def _threshold_value(self) -> float:
         """β(t, δ) of the chosen preset; refreshes λ_min lazily for the proven one."""
+        delta = self._delta
+        assert delta is not None  # stopping tests happen in fixed confidence only
         if not self._proven:
             if isinstance(self._beta_choice, str):
-                self._beta = loglog_heuristic_threshold(self.t, self._delta)
+                self._beta = loglog_heuristic_threshold(self.t, delta)
             else:
                 self._beta = float(self._beta_choice)
             return self._beta
-        base = math.log(1.0 / self._delta) + 0.5 * self._logdet
+        base = math.log(1.0 / delta) + 0.5 * self._logdet
         if self._z_stat < base:  # fails even with the factor 1: no need for λ_min
             self._beta = self_normalized_threshold(
-                self._logdet, max(self._lmin, 1e-300), self._delta, self._reg
+                self._logdet, max(self._lmin, 1e-300), delta, self._reg
             )
             return self._beta
-        beta = self_normalized_threshold(
-            self._logdet, max(self._lmin, 1e-300), self._delta, self._reg
-        )
+        beta = self_normalized_threshold(self._logdet, max(self._lmin, 1e-300), delta, self._reg)
         if self._z_stat < beta and self.t - self._lmin_t >= max(1, self.t // 1000):
             self._update_lmin()
-            beta = self_normalized_threshold(self._logdet, self._lmin, self._delta, self._reg)
+            beta = self_normalized_threshold(self._logdet, self._lmin, delta, self._reg)
         self._beta = beta
         return beta
 
@@ -480,10 +501,12 @@ class LinearTrackAndStop(BaseAgent):
 
     def _solve(self) -> None:
         """w*(θ̂_t) of :meth:`_design_targets`, warm-started (J&P §3.2, lazy updates)."""
-        means = self._p @ self._b
+        means = self._least_squares_means()
         targets, weights = self._design_targets(means)
         init = None if self._w is None else 0.999 * self._w + 0.001 * self._w_span
-        kw = {} if self.design_max_iter is None else {"max_iter": int(self.design_max_iter)}
+        kw: dict[str, Any] = (
+            {} if self.design_max_iter is None else {"max_iter": int(self.design_max_iter)}
+        )
         try:
             res = transductive_design(
                 self._z, targets, weights, tol=self.design_tol, init=init, **kw
@@ -516,7 +539,9 @@ class LinearTrackAndStop(BaseAgent):
         elif self.tracking == "C":
             arm = int(np.subtract(self._cum, self.counts, out=self._buf).argmax())
         else:
-            arm = int(np.argmax((self.t + 1) * self._w - self.counts))
+            w = self._w
+            assert w is not None  # solved as soon as A is invertible, before any tracking
+            arm = int(np.argmax((self.t + 1) * w - self.counts))
         self._chosen_t, self._chosen = self.t, arm
         return arm
 
@@ -538,7 +563,7 @@ class LinearTrackAndStop(BaseAgent):
         """(Z(t), β(t, δ)) at the last stopping test (fixed confidence)."""
         z_stat = getattr(self, "_z_stat", 0.0)
         if math.isnan(z_stat):  # the last test was certified by one alternative: compute Z(t)
-            z_stat = self._z_stat = self._glr(self._p @ self._b)
+            z_stat = self._z_stat = self._glr(self._least_squares_means())
         return z_stat, getattr(self, "_beta", math.inf)
 
     @property

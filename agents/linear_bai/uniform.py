@@ -67,7 +67,7 @@ class Uniform(BaseAgent):
 
     def _on_reset(self, spec: ProblemSpec) -> None:
         k = spec.n_arms
-        if spec.fixed_budget and spec.budget < k:
+        if spec.fixed_budget and self._require_budget() < k:
             raise InvalidParameterError(
                 f"{self.name}: the budget ({spec.budget}) is smaller than the number of arms "
                 f"({k}); round robin needs at least one pull per arm."
@@ -94,10 +94,10 @@ class Uniform(BaseAgent):
         theta = self._gram_inv @ (self._z.T @ means)
         _, z = glr_best_arm(self._z, theta, self._gram_inv / rounds, self._sigma)
         if self.threshold == "fixed_design":
-            beta = fixed_design_threshold(self._tests, self.spec.delta, self.n_arms)
+            beta = fixed_design_threshold(self._tests, self._require_delta(), self.n_arms)
         else:
             beta = float(self.threshold)
-        return z >= beta
+        return bool(z >= beta)
 
     def select(self) -> int | None:
         """The next arm in the round, or None once the stopping test passes."""
@@ -115,7 +115,7 @@ class Uniform(BaseAgent):
         self._require_reset("select_batch")
         k = self.n_arms
         if self.spec.fixed_budget:
-            remaining = self.spec.budget - self.t
+            remaining = self._require_budget() - self.t
             offset = (np.arange(k) - self.t) % k
             return (remaining // k + (offset < remaining % k)).astype(np.int64)
         if self.select() is None:

@@ -236,7 +236,7 @@ class GEGE(PhaseTracking, BaseAgent):
         self._eps_task = float(spec.epsilon or 0.0)
         if self._fb:
             self._rounds = max(1, (self._h - 1).bit_length())  # ⌈log₂ h⌉, at least one round
-            if spec.budget < self._rounds:
+            if self._require_budget() < self._rounds:
                 raise InvalidParameterError(
                     f"{self.name}: the budget must be at least the number of rounds "
                     f"⌈log2 h⌉ = {self._rounds} (h = {self._h}); got {spec.budget!r}."
@@ -252,11 +252,12 @@ class GEGE(PhaseTracking, BaseAgent):
     def _round_length(self, r: int, rank: int) -> tuple[int, float]:
         """``N_r`` and κ of round ``r`` (Alg. 2 line 4 / Alg. 3 line 4; see the class docstring)."""
         if self._fb:
-            per = self.spec.budget // self._rounds
-            n = per if r < self._rounds else self.spec.budget - (self._rounds - 1) * per
+            budget = self._require_budget()
+            per = budget // self._rounds
+            n = per if r < self._rounds else budget - (self._rounds - 1) * per
             return n, KAPPA_FB
         eps = 2.0 ** (-(r + 1))
-        delta_r = 6.0 * self.spec.delta / (math.pi**2 * r * r)
+        delta_r = 6.0 * self._require_delta() / (math.pi**2 * r * r)
         if self.constants == "theory":
             stat = (
                 32.0

@@ -17,6 +17,7 @@ come from :func:`bandit_envs.theory.pareto.ape_confidence`.
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import numpy as np
 
@@ -140,7 +141,7 @@ class APE(BaseAgent):
         self._k, self._d = k, d
         self._eps = float(spec.epsilon or 0.0)
         self._width = ape_width_terms(
-            float(spec.delta), _sigma(spec), threshold=self.threshold, n_arms=k, n_objectives=d
+            self._require_delta(), _sigma(spec), threshold=self.threshold, n_arms=k, n_objectives=d
         )
         self._muT = np.zeros((d, k))  # sample means, one row per objective
         self._inv = np.zeros(k)  # 1 / T_i
@@ -212,7 +213,9 @@ class APE(BaseAgent):
             self._stopped = True
             return None
         b = self._leader()
-        c = int(self._fast.lower_rows[b].argmin())
+        f = self._fast
+        assert f is not None  # built with the pairwise state (after the first K pulls)
+        c = int(f.lower_rows[b].argmin())
         if self.pull == "both":
             self._pending = c
             return b
@@ -221,6 +224,7 @@ class APE(BaseAgent):
     def _leader(self) -> int:
         """``b_t``: argmax of ``−g_i`` over ``i ∉ OPT(t)``, resolving only the rows it needs."""
         f, k = self._fast, self._k
+        assert f is not None
         mins, flat = f.mins, f.flat_values
         score = f.score
         np.add(f.offsets_upper, f.args_upper, out=f.index_upper)
@@ -240,6 +244,7 @@ class APE(BaseAgent):
     def _stop_test(self) -> bool:
         """``Z1 ≥ 0`` and ``Z2 ≥ 0`` (APE's stopping rule); ``S(t)`` only when it can pass."""
         f, k, eps = self._fast, self._k, self._eps
+        assert f is not None
         # necessary: every arm has h_i + ε ≥ 0 (if in S(t)) or g_i ≥ 0 (if not), and one arm
         # with (upper bound of h_i) + ε < 0 and (lower bound of −g_i) > 0 certainly fails it
         w = self._witness
@@ -264,6 +269,7 @@ class APE(BaseAgent):
     def _violator(self, upper_h: np.ndarray) -> bool:
         """Whether some arm has ``upper_h + ε < 0`` and lower bound of ``−g`` ``> 0``."""
         f = self._fast
+        assert f is not None
         worst = f.tmp2
         np.negative(f.ng, out=worst)
         np.maximum(upper_h + self._eps if self._eps else upper_h, worst, out=worst)
@@ -275,7 +281,9 @@ class APE(BaseAgent):
 
     def _resolve_row(self, r: int) -> float:
         """Make row ``r`` of the stacked ``(2K, K)`` matrices exact; return its minimum."""
-        row = self._fast.rows[r]
+        f = self._fast
+        assert f is not None
+        row = f.rows[r]
         j = int(row.argmin())
         value = row[j]
         self._mins[r], self._args[r] = value, j
@@ -284,6 +292,7 @@ class APE(BaseAgent):
     def _resolve_all(self) -> None:
         """Make every row exact (the inexact ones are recomputed, ``O(K²)`` at worst)."""
         f = self._fast
+        assert f is not None
         np.add(f.offsets, f.args, out=f.index)
         upper = f.flat_values.take(f.index)
         rows = (f.mins < upper).nonzero()[0]
@@ -321,6 +330,7 @@ class APE(BaseAgent):
     def _apply(self, a: int) -> None:
         """Arm ``a``'s new statistics: row and column ``a`` of ``M̂ ∓ β`` (``O(K d)``)."""
         f = self._fast
+        assert f is not None
         n = float(self.counts[a])
         inv_a = 1.0 / n
         ell_a = f.ell(n)
@@ -470,6 +480,7 @@ class _APEBuffers:
     def __init__(self, agent: APE) -> None:
         k, d = agent._k, agent._d
         h2 = agent._h2
+        assert h2 is not None  # the buffers are views into the built pairwise state
         self.d = d
         self.c0, self.ell = agent._width.c0, agent._width.ell
         self.flat = h2.reshape(2 * k, k)
@@ -571,7 +582,7 @@ def _accept_sets(big_m: np.ndarray, width: np.ndarray) -> np.ndarray:
     """
     n = big_m.shape[0]
     diag = np.eye(n, dtype=bool)
-    p1 = ((big_m > width) | diag).all(axis=1)
+    p1 = cast(np.ndarray, ((big_m > width) | diag).all(axis=1))
     if p1.all():
         return p1
     safe = (big_m > width)[~p1][:, p1].all(axis=0)  # rows j ∉ P_1, columns i ∈ P_1
@@ -648,7 +659,7 @@ class Racing(_Rounds):
             ape_confidence(
                 t,
                 t,
-                float(spec.delta),
+                self._require_delta(),
                 self._sig,
                 threshold=self.threshold,
                 n_arms=spec.n_arms,
@@ -657,7 +668,7 @@ class Racing(_Rounds):
         )
         big_m = dominance_margins(self._active_means())
         # m̂(i, j)_+ > β  ⇔  −M̂(i, j) > β (β ≥ 0); the diagonal M̂(i, i) = 0 never triggers
-        remove = (-big_m > beta).any(axis=1)
+        remove = cast(np.ndarray, (-big_m > beta).any(axis=1))
         keep = ~remove
         sub = big_m[keep][:, keep]
         accept = _accept_sets(np.maximum(sub, 0.0), np.full(sub.shape, beta))
@@ -752,7 +763,7 @@ class PAL(_Rounds):
         inv = np.linalg.inv(gram)
         self._theta = inv @ (z.T @ self.sums)
         log_term = math.log(
-            spec.n_arms * int(spec.outcome_dim) * math.pi**2 * t * t / (6.0 * float(spec.delta))
+            spec.n_arms * int(spec.outcome_dim) * math.pi**2 * t * t / (6.0 * self._require_delta())
         )
         b_t = log_term / 5.0 if self.constants == "practical" else 2.0 * self._sig**2 * log_term
         za = z[self._book.active]

@@ -28,7 +28,13 @@ from agents.common.phases import PhaseTracking
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
 from bandit_envs.errors import InvalidParameterError
-from bandit_envs.theory.pareto import APE_THRESHOLDS, ape_stop, empirical_gaps, pareto_mask
+from bandit_envs.theory.pareto import (
+    APE_THRESHOLDS,
+    APEStop,
+    ape_stop,
+    empirical_gaps,
+    pareto_mask,
+)
 
 __all__ = ["EGESH", "EGESR", "PSIUniform", "successive_rejects_schedule"]
 
@@ -186,7 +192,7 @@ class EGESH(_SampleMeanPhases):
         k = spec.n_arms
         self._rounds = (k - 1).bit_length()  # ⌈log₂ K⌉ (0 for a single arm)
         need = k * self._rounds
-        if spec.budget < need:
+        if self._require_budget() < need:
             raise InvalidParameterError(
                 f"{self.name}: the budget must be at least K⌈log2 K⌉ = {k}·{self._rounds} = "
                 f"{need} (K = {k}) so that every arm is pulled in round 1; got {spec.budget!r}."
@@ -200,7 +206,7 @@ class EGESH(_SampleMeanPhases):
 
     def _plan_phase(self) -> None:
         active = self._book.active
-        per = self.spec.budget // (active.size * self._rounds)
+        per = self._require_budget() // (active.size * self._rounds)
         alloc = np.zeros(self.n_arms, dtype=np.int64)
         alloc[active] = per
         self._set_allocation(
@@ -289,13 +295,14 @@ class EGESR(_SampleMeanPhases):
 
     def _on_reset(self, spec: ProblemSpec) -> None:
         k = spec.n_arms
-        if k >= 2 and spec.budget <= k:
+        budget = self._require_budget()
+        if k >= 2 and budget <= k:
             raise InvalidParameterError(
                 f"{self.name}: the budget must be larger than the number of arms K = {k} so "
                 f"that every arm is pulled in the first phase; got {spec.budget!r}."
             )
         self.schedule = (
-            successive_rejects_schedule(k, spec.budget) if k >= 2 else np.zeros(0, dtype=np.int64)
+            successive_rejects_schedule(k, budget) if k >= 2 else np.zeros(0, dtype=np.int64)
         )
         self._start(spec)
         if k == 1:
@@ -427,7 +434,7 @@ class PSIUniform(_SampleMeanPhases):
     def _on_reset(self, spec: ProblemSpec) -> None:
         k = spec.n_arms
         self._fb = spec.budget is not None
-        if self._fb and spec.budget < k:
+        if self._fb and self._require_budget() < k:
             raise InvalidParameterError(
                 f"{self.name}: the budget must be at least the number of arms K = {k} (one pull "
                 f"per arm); got {spec.budget!r}."
@@ -436,9 +443,9 @@ class PSIUniform(_SampleMeanPhases):
         self._sigma = _noise_level(spec)
         self._eps = float(spec.epsilon or 0.0)
         self._stopped = False
-        self.stop_statistics = None
+        self.stop_statistics: APEStop | None = None
         if self._fb:
-            per, extra = divmod(int(spec.budget), k)
+            per, extra = divmod(self._require_budget(), k)
             alloc = np.full(k, per, dtype=np.int64)
             alloc[self.rng.choice(k, size=extra, replace=False)] += 1
             self._fb_alloc = alloc
@@ -463,15 +470,16 @@ class PSIUniform(_SampleMeanPhases):
             self._stopped = True
             return
         means = self.sums / self.counts[:, None]
-        self.stop_statistics = ape_stop(
+        statistics = ape_stop(
             means,
             self.counts,
-            self.spec.delta,
+            self._require_delta(),
             self._sigma,
             threshold=self.threshold,
             epsilon=self._eps,
         )
-        self._stopped = self.stop_statistics.stop
+        self.stop_statistics = statistics
+        self._stopped = statistics.stop
 
     def recommend(self) -> Answer:
         """The empirical Pareto set of the sample means (every arm before any data)."""
