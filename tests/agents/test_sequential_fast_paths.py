@@ -1,4 +1,4 @@
-"""The sequential agents' fast paths (issue 10) change no result.
+"""The sequential agents' fast paths change no result.
 
 * Seeded records (samples, answer, a digest of the pulls per arm) of LinGapE, linear
   Track-and-Stop, APE and the agents built on them (m-LinGapE, LinGIFA, LazyTTS), recorded
@@ -84,8 +84,8 @@ AGENTS = {
     "LazyTTS()": LazyTTS,
 }
 
-#: (env, agent, seed, samples, answer, sha256 of repr(pulls)[:16]), recorded before issue 10's
-#: optimisations (commit c776ea6).
+#: (env, agent, seed, samples, answer, sha256 of repr(pulls)[:16]), recorded before the fast
+#: paths were written (commit c776ea6).
 RECORDS = [
     ("soare2", "LinGapE()", 0, 1855, (0,), "5d8574b9e85f5f78"),
     ("soare2", "LinGapE()", 1, 362, (0,), "4e891c22c915bb01"),

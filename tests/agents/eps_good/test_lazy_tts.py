@@ -63,7 +63,7 @@ def test_eps_good_allocation_gives_the_lower_bound_of_spec_002():
     targets, margins = eps_good_culprits(np.eye(8), STATIC_MU, 0.5)
     res = transductive_design(np.eye(8), targets, margins**-2.0, tol=1e-7)
     assert 2 * res.value == pytest.approx(120.0, rel=1e-4)
-    # and K = 2, μ = (1, 0), ε = 0.5: T* = 32 (spec 002 §6 item 2)
+    # and K = 2, μ = (1, 0), ε = 0.5: T* = 32 (by hand from Theorem 3.2)
     targets, margins = eps_good_culprits(np.eye(2), np.array([1.0, 0.0]), 0.5)
     res = transductive_design(np.eye(2), targets, margins**-2.0, tol=1e-7)
     assert 2 * res.value == pytest.approx(32.0, rel=1e-5)
@@ -73,7 +73,7 @@ def test_eps_good_allocation_gives_the_lower_bound_of_spec_002():
 
 
 def test_glr_at_the_oracle_allocation_is_t_over_t_star():
-    # spec 002 §6 item 17: at the true θ with A = t·V_{p*}, min_x Λ = t/T*
+    # at the true θ with A = t·V_{p*}, min_x Λ = t/T* (the GLR of EC.2 at the optimal allocation)
     t = 1000.0
     p_star = np.r_[0.2, 2 / 15, 2 / 15, 2 / 15, 0.1, 0.1, 0.1, 0.1]  # static d=8, T* = 120
     inv = np.diag(1.0 / (t * p_star))
@@ -263,7 +263,7 @@ def test_invalid_parameters(kwargs, fragment):
 
 
 def test_threshold_hint_is_the_instance_family_expected_threshold():
-    # the paper's protocol (spec 002 §2.9): the thresholding baseline knows E[X~], not X~
+    # the paper's protocol (Sec. 7): the thresholding baseline knows E[X~], not X~
     env = gym.make("LinearEpsGood-Static-v0", d=4, m_tilde=2, sigma=0.2)
     rec = run_episode(env, LazyTTS(threshold="hint", **FAST), 0)
     assert rec.answer == (0, 1) and rec.correct  # threshold_hint = Delta/2 = 0.5

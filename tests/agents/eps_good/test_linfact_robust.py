@@ -1,4 +1,4 @@
-"""LinFACT-MIS and LinFACT-GLM (Li, Ma, Hua & Zhu §5–§6; spec 002 §2.5–§2.6, §3, §6).
+"""LinFACT-MIS and LinFACT-GLM (Li, Ma, Hua & Zhu 2025, Sec. 5–6).
 
 Counts and radii by hand (eq. 21, 33, 35, 40; EC.9.8), reductions to LinFACT-G (L_m = 0, identity
 link), capabilities, noiseless runs (where the linear agents break and the aware ones hold),
@@ -39,7 +39,8 @@ MIS_CONFIGS = {
     "when_cheaper": {"use_features": "when_cheaper"},
     "never": {"use_features": "never"},
 }
-#: the study's instance (spec 002 §4.2 with E[m] = 8, m~ = 3, X~ = 1, eps = 0.3): K = 17, d = 8
+#: the study's instance (the adaptive setting of Sec. 7.1 with E[m] = 8, m~ = 3, X~ = 1,
+#: eps = 0.3): K = 17, d = 8
 STUDY = {"d": 8, "m": 8, "m_tilde": 3, "x_tilde": 1.0, "epsilon": 0.3}
 
 
@@ -200,7 +201,7 @@ def test_mis_ols_at_zero_misspecification_is_linfact_g(seed):
 
 @pytest.mark.parametrize("seed", range(3))
 def test_glm_identity_link_is_linfact_g(seed):
-    # spec 002 §6 fact 16: identity link, c_min = 1 reproduces LinFACT-G (counts and estimates)
+    # identity link, c_min = 1: eq. 40 is eq. 21, so LinFACT-GLM is LinFACT-G (counts, estimates)
     x, theta = adaptive_instance(8, 3, 1.0, 0.3)
     env = PureExplorationEnv(LinearGaussian(x, theta, 0.5), AllEpsilonGood(0.3), delta=0.05)
     g, glm = LinFACTG(), LinFACTGLM()

@@ -23,7 +23,8 @@ from bandit_envs.theory.linalg import reduce_features
 
 AGENTS = (MLinGapE, LinGIFA)
 
-#: static instance (spec 002 §4.3, d = 8, m̃ = 4, Δ = 1, ε = Δ/2): G_ε = {0, 1, 2, 3}.
+#: the static instance of Li et al. (2025, Sec. 7.1; d = 8, m̃ = 4, Δ = 1, ε = Δ/2):
+#: G_ε = {0, 1, 2, 3}.
 STATIC_X = np.eye(8)
 STATIC_THETA = np.array([1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0])
 
@@ -362,7 +363,7 @@ def test_parameters_are_validated_at_reset(agent_cls):
 
 @pytest.mark.parametrize("agent_cls", [MLinGapE, LinGIFA])
 def test_m_hint_is_the_instance_family_expected_number_of_good_arms(agent_cls):
-    # the paper's protocol (spec 002 §2.9): top-m baselines know E[m~] = 4, not m~ = 3; here
+    # the paper's protocol (Sec. 7): top-m baselines know E[m~] = 4, not m~ = 3; here
     # the top 4 are the three good arms and the best disturbing arm (means 1.3, 1.2, 1.1, 0.9)
     import gymnasium as gym
 

@@ -1,5 +1,5 @@
-"""GEGE (Kone, Kaufmann & Richert): spec 000 §7 facts 5, 17–23, noiseless runs, check_agent,
-δ-correctness of the theory preset, batch ≡ one-pull path."""
+"""GEGE (Kone, Kaufmann & Richert 2025): facts of the paper (numbered), noiseless runs,
+check_agent, δ-correctness of the theory preset, batch ≡ one-pull path."""
 
 from __future__ import annotations
 
@@ -254,8 +254,8 @@ def test_theory_round_length():
 
 
 def test_practical_round_lengths_on_noc_by_hand():
-    """Issue 5: the authors' constants, t_r = ⌈h_r log(1/δ_r)/ε_r²⌉ (spec 000 §3.6, [code]
-    ``loop_fc``), on the noiseless NoC instance, δ = 0.1.
+    """The authors' constants, t_r = ⌈h_r log(1/δ_r)/ε_r²⌉ (their code's ``loop_fc``), on the
+    noiseless NoC instance, δ = 0.1.
 
     By hand: δ_r = 0.6/(π²r²), ε_r = 2^-(r+1); the active sets have 259, 15, 6, 2 arms spanning
     4, 4, 4, 2 dimensions, so t_r = ⌈4·16·2.8003⌉ = 180, ⌈4·64·4.1866⌉ = 1072,
@@ -279,14 +279,15 @@ def test_practical_round_lengths_on_noc_by_hand():
 
 
 def test_practical_mean_samples_on_noc():
-    """Issue 5: mean samples of the practical preset on NoC (σ = 0.5, δ = 0.1), seeds 0–399.
+    """Mean samples of the practical preset on NoC (σ = 0.5, δ = 0.1), seeds 0–399.
 
     Every episode takes 3 rounds (180 + 1072 + 5118 = 6370 samples when h_3 = 4) or 4 rounds
     (+ 11414, 17120 or 22827 for h_4 = 2, 3, 4); noiselessly it takes 4 (17,784). Over 2000 seeds
     the mean is 15,673 (sd 7843, 35% of episodes stop after 3 rounds, error 2.1%); a
     re-implementation of the authors' ``loop_fc`` accounting (``⌈T_r w_i⌉`` pulls per arm,
-    ``⌈T_r⌉`` counted) gives 15,886 ± 181. The spec's ≈1.37·10⁴ (§3.6, a 50-run prototype, 3.5
-    rounds) is a 2–4 % tail event of a 50-run mean. The band is ±3 standard errors.
+    ``⌈T_r⌉`` counted) gives 15,886 ± 181. A 50-run estimate of ≈1.37·10⁴ (3.5 rounds), made
+    before this implementation, is a 2–4 % tail event of a 50-run mean. The band is ±3 standard
+    errors.
     """
     skip_without_data("LinearPSI-NoC-v0")
     env = gym.make("LinearPSI-NoC-v0", delta=0.1)

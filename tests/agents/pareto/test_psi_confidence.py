@@ -1,4 +1,4 @@
-"""APE, Racing and PAL (spec 000 §3.9 (d)–(f), §7 fact 27): parameters, check_agent, noiseless
+"""APE, Racing and PAL (as in the GEGE authors' code): parameters, check_agent, noiseless
 and easy runs, δ-correctness, APE's incremental state against a recomputation, sample counts."""
 
 from __future__ import annotations

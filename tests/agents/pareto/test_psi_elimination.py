@@ -1,4 +1,4 @@
-"""EGE-SH, EGE-SR and uniform PSI baselines (spec 000 §3.9 (a)–(c), (g)): facts 25–26, noiseless
+"""EGE-SH, EGE-SR and uniform PSI baselines (as in the GEGE authors' code): facts, noiseless
 runs, check_agent, fixed-budget error vs T, δ-correctness of the FC uniform, batch ≡ one-pull,
 and APE's stopping rule (bandit_envs.theory.pareto.ape_confidence / ape_stop)."""
 
