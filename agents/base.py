@@ -209,3 +209,21 @@ class BaseAgent:
     def _require_reset(self, method: str) -> None:
         if not hasattr(self, "spec"):
             raise AgentProtocolError(f"{self.name}: call reset(spec, rng) before {method}().")
+
+    def _require_delta(self) -> float:
+        """The problem's δ, for the code paths of the fixed-confidence setting."""
+        delta = self.spec.delta
+        if delta is None:
+            raise AgentProtocolError(
+                f"{self.name}: the problem gives no delta (it is not a fixed-confidence problem)."
+            )
+        return delta
+
+    def _require_budget(self) -> int:
+        """The problem's budget T, for the code paths of the fixed-budget setting."""
+        budget = self.spec.budget
+        if budget is None:
+            raise AgentProtocolError(
+                f"{self.name}: the problem gives no budget (it is not a fixed-budget problem)."
+            )
+        return budget

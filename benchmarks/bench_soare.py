@@ -1,7 +1,8 @@
 """Soare, Lazaric & Munos (2014) agents on the standard instances (their §6 and App. E).
 
-For each fixed-confidence agent of ``agents.linear_bai.soare``, on ``LinearBAI-Soare-v0`` (d=2,
-ω=0.1) and (d=5, ω=0.01), at δ = 0.05 and 0.01: mean samples (± standard error), the ratio to
+For each fixed-confidence agent of ``agents.linear_bai.soare_static`` and
+``agents.linear_bai.soare_xy_adaptive``, on ``LinearBAI-Soare-v0`` (d=2, ω=0.1) and
+(d=5, ω=0.01), at δ = 0.05 and 0.01: mean samples (± standard error), the ratio to
 T*·log(1/δ) (``EpisodeResult.lower_bound``), the error rate, and the wall time per episode
 (mean over the seeds, and of the first episode, which computes and memoises the deterministic
 greedy sequences / phase plans / designs that later episodes reuse).
@@ -32,7 +33,8 @@ import gymnasium as gym
 import numpy as np
 
 import bandit_envs  # noqa: F401
-from agents.linear_bai.soare import FullyAdaptiveXY, GAllocation, XYAdaptive, XYAllocation, XYOracle
+from agents.linear_bai.soare_static import GAllocation, XYAllocation, XYOracle
+from agents.linear_bai.soare_xy_adaptive import FullyAdaptiveXY, XYAdaptive
 from bandit_envs import run_episode
 
 INSTANCES = {"small": dict(d=2, omega=0.1), "big": dict(d=5, omega=0.01)}

@@ -103,7 +103,8 @@ class Integer(Constraint):
         """Whether ``value`` is an integer within the bounds."""
         if isinstance(value, bool) or not isinstance(value, numbers.Integral):
             return False
-        return (self.min is None or value >= self.min) and (self.max is None or value <= self.max)
+        number = int(value)
+        return (self.min is None or number >= self.min) and (self.max is None or number <= self.max)
 
     def describe(self) -> str:
         """E.g. ``"an integer >= 1"``."""

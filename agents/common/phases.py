@@ -8,7 +8,31 @@ same sample count — which makes the two paths exactly equivalent.
 
 from __future__ import annotations
 
+from typing import Protocol
+
 import numpy as np
+
+
+class _PhasedAgent(Protocol):
+    """What :class:`PhaseTracking`'s methods need from the agent that mixes it in."""
+
+    _planned: bool
+    _remaining: np.ndarray
+    _left: int
+    _cursor: int
+    _pcounts: np.ndarray
+    _psums: np.ndarray
+
+    @property
+    def done(self) -> bool:
+        """Whether no phase is left."""
+        ...
+
+    def _require_reset(self, method: str) -> None: ...
+
+    def _plan_phase(self) -> None: ...
+
+    def _finish_phase(self) -> None: ...
 
 
 class PhaseTracking:
@@ -35,7 +59,7 @@ class PhaseTracking:
         self._pcounts = np.zeros(n_arms, dtype=np.int64)
         self._psums = np.zeros(n_arms if outcome_dim is None else (n_arms, outcome_dim))
 
-    def select(self) -> int | None:
+    def select(self: _PhasedAgent) -> int | None:
         """The next arm of the current phase's allocation, or None when no phase is left."""
         self._require_reset("select")
         if self.done:
@@ -46,7 +70,7 @@ class PhaseTracking:
             self._cursor += 1
         return self._cursor
 
-    def _on_observe(self, arm: int, outcome: np.ndarray) -> None:
+    def _on_observe(self: _PhasedAgent, arm: int, outcome: np.ndarray) -> None:
         self._pcounts[arm] += 1
         self._psums[arm] += outcome[0] if self._psums.ndim == 1 else outcome
         if self._remaining[arm] > 0:
@@ -55,7 +79,7 @@ class PhaseTracking:
         if self._planned and self._left == 0:
             self._finish_phase()
 
-    def select_batch(self) -> np.ndarray | None:
+    def select_batch(self: _PhasedAgent) -> np.ndarray | None:
         """What is left of the current phase's allocation, or None when no phase is left."""
         self._require_reset("select_batch")
         if self.done:
@@ -64,7 +88,7 @@ class PhaseTracking:
             self._plan_phase()
         return self._remaining.copy()
 
-    def _on_observe_batch(self, counts: np.ndarray, sums: np.ndarray) -> None:
+    def _on_observe_batch(self: _PhasedAgent, counts: np.ndarray, sums: np.ndarray) -> None:
         self._pcounts += counts
         self._psums += sums[:, 0] if self._psums.ndim == 1 else sums
         taken = np.minimum(counts, self._remaining)

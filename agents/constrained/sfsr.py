@@ -1,17 +1,18 @@
 """SFSR, SFSR-L and USLP: constrained best *mixed* arm identification with a fixed budget.
 
 Tang, Jain, Nayyar & Nuzzo, "Pure Exploration for Constrained Best Mixed Arm Identification with
-a Fixed Budget" (arXiv 2405.15090; spec 004). The answer is the optimal basis ``I*`` of the
+a Fixed Budget" (arXiv 2405.15090, 2024). The answer is the optimal basis ``I*`` of the
 standard-form LP over ``K + L`` items (arms ``0..K-1``, slack of constraint ``l`` = item
 ``K + l``); the LP math (basis enumeration, intersection values, reduced costs) lives in
 :mod:`bandit_envs.theory.lp` and is shared with the environments' ground truth.
 
-* :class:`SFSR` — Successive Feasible Support Rejects (Algorithm 1): the successive-rejects
+* :class:`SFSR` — Score Function-based Successive Reject (Algorithm 1): the successive-rejects
   schedule of eq. (7) over the ``K + L`` items; after each round the item with the lowest score
   leaves. ``score="iv"`` is the intersection value (eq. 6), ``score="lagrangian"`` the reduced
   cost at the empirical dual (eq. 8, SFSR-L).
 * :class:`SFSRL` — SFSR with the Lagrangian score, under its own name.
-* :class:`USLP` — uniform sampling, then the plug-in LP (the paper's baseline, L212, L243).
+* :class:`USLP` — uniform sampling, then the plug-in LP (the paper's baseline, Sec. 4.3 and
+  Sec. 5).
 
 The schedule and the per-round pulls are deterministic, so both paths of the runner (one pull at
 a time, or one batch per round) see the same rounds; with the exact batch path an episode costs
@@ -23,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import AgentCard, BaseAgent
+from agents.common.params import Choice
 from agents.common.phases import PhaseTracking
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
@@ -37,7 +39,7 @@ DUALS = ("basis", "highs")
 
 
 def psi(n_unknown: int, n_constraints: int) -> float:
-    """``Ψ(K0, L) = Σ_{j=1}^{K0} 1 / max(2, j − L)`` (spec 004 eq. (7)).
+    """``Ψ(K0, L) = Σ_{j=1}^{K0} 1 / max(2, j − L)`` (Tang et al. 2024, eq. (7)).
 
     With ``L = 0`` this is Audibert & Bubeck's ``log-bar(K) = 1/2 + Σ_{i=2}^{K} 1/i``.
 
@@ -59,7 +61,8 @@ def sfsr_schedule(budget: int, n_arms: int, n_unknown: int, n_constraints: int) 
 
     ``n_k = ⌈(N − K0) / (Ψ(K0, L) · (K + 1 − k))⌉``; round ``k`` pulls each surviving unknown arm
     ``T_k = n_k − n_{k−1}`` times (``n_0 = 0``; ``T_k`` may be 0). The denominators use ``K``
-    (all arms), ``Ψ`` uses ``K0`` (spec 004 §2.1). Proposition 1: the total never exceeds ``N``.
+    (all arms), ``Ψ`` uses ``K0`` (the number of unknown arms). Proposition 1: the total never
+    exceeds ``N``.
 
     Args:
         budget: ``N`` (> ``K0``).
@@ -82,20 +85,12 @@ def sfsr_schedule(budget: int, n_arms: int, n_unknown: int, n_constraints: int) 
     return np.ceil(ratio * (1.0 - 1e-12)).astype(np.int64)
 
 
-def _check_choice(value: object, name: str, choices: tuple[str, ...], who: str) -> str:
-    if value not in choices:
-        raise InvalidParameterError(
-            f"{who}: {name} must be one of {', '.join(repr(c) for c in choices)}; got {value!r}."
-        )
-    return str(value)
-
-
 class _ConstrainedAgent(BaseAgent):
     """Shared set-up of the constrained mixed-arm agents: the empirical standard form.
 
     Keeps ``μ̂`` and ``Â`` (:func:`bandit_envs.theory.lp.standard_form`) with the known arms' true
-    columns (``ProblemSpec.extras``) and the unknown arms' running means written in place
-    (spec 004 §2.2: means over *all* pulls so far).
+    columns (``ProblemSpec.extras``) and the unknown arms' running means written in place (the
+    empirical quantities of eqs. (4)–(5): means over *all* pulls so far, not per round).
     """
 
     capabilities = AgentCapabilities(
@@ -140,7 +135,7 @@ class _ConstrainedAgent(BaseAgent):
 
 
 class SFSR(PhaseTracking, _ConstrainedAgent):
-    """Successive Feasible Support Rejects (Tang et al., Algorithm 1; spec 004 §2.4).
+    """Score Function-based Successive Reject (Tang, Jain, Nayyar & Nuzzo 2024, Algorithm 1).
 
     ``X ← [K + L]``; for ``k = 1..K−1``: pull every unknown arm of ``X`` ``T_k`` times (eq. (7),
     :func:`sfsr_schedule`), score every item of ``X`` on the empirical LP restricted to ``X``,
@@ -154,15 +149,16 @@ class SFSR(PhaseTracking, _ConstrainedAgent):
             feasible basis inside ``X`` containing the item
             (:func:`bandit_envs.theory.lp.intersection_values`);
             ``"lagrangian"`` — SFSR-L (eq. (8)): the reduced cost at the empirical dual
-            (:func:`bandit_envs.theory.lp.lagrangian_scores`). The paper proves Theorem 1 for IV only.
-        tie_break: ``"random"`` (uniform among the lowest scores, from the episode's generator;
-            ties are common: the members of one basis share their IV score, and several items
-            can score ``−∞`` when L ≥ 2) or ``"lowest_index"`` (deterministic; the spec's
-            prototype). The paper says "arbitrary".
+            (:func:`bandit_envs.theory.lp.lagrangian_scores`). The paper proves Theorem 1 for IV
+            only.
+        tie_break: the paper breaks ties "arbitrarily". ``"random"`` (uniform among the lowest
+            scores, from the episode's generator; ties are common: the members of one basis
+            share their IV score, and several items can score ``−∞`` when L ≥ 2) or
+            ``"lowest_index"`` (deterministic).
         dual: SFSR-L's dual: ``"basis"`` (the simplex multipliers of the best basis of the same
             enumeration; dual optimal when the empirical optimum is non-degenerate, which has
-            probability 1 under Gaussian noise) or ``"highs"`` (HiGHS on the dual LP, spec 004
-            §2.5; ~1–3 ms per round).
+            probability 1 under Gaussian noise) or ``"highs"`` (HiGHS on the dual LP of
+            eq. (8); slower).
 
     Attributes:
         eliminated: the items in the order they left ``X`` (this episode).
@@ -171,9 +167,19 @@ class SFSR(PhaseTracking, _ConstrainedAgent):
     """
 
     card = AgentCard(
-        summary="constrained best mixed arm, fixed budget: successive rejects over the K+L LP items (eq. 7 schedule), removing the lowest intersection value (best empirical basis containing the item); score='lagrangian' gives SFSR-L",
-        paper="Tang, Jain, Nayyar & Nuzzo 2024 (arXiv 2405.15090), Alg. 1, eq. 6",
+        summary="Constrained best mixed arm with a fixed budget: successive rejects over the K + L "
+        "items of the LP (eq. 7 schedule), removing the item of lowest intersection value (the "
+        "best empirical basis containing it). score='lagrangian' gives SFSR-L",
+        paper="Tang, Jain, Nayyar & Nuzzo, Pure Exploration for Constrained Best Mixed Arm "
+        "Identification with a Fixed Budget, arXiv 2405.15090 (2024), Algorithm 1 with the "
+        "score of eq. (6)",
     )
+
+    parameters = {
+        "score": Choice(*SCORES),
+        "tie_break": Choice(*TIE_BREAKS),
+        "dual": Choice(*DUALS),
+    }
 
     def __init__(self, score: str = "iv", tie_break: str = "random", dual: str = "basis") -> None:
         self.score = score
@@ -184,17 +190,15 @@ class SFSR(PhaseTracking, _ConstrainedAgent):
 
     def _on_reset(self, spec: ProblemSpec) -> None:
         who = self.name
-        _check_choice(self.score, "score", SCORES, who)
-        _check_choice(self.tie_break, "tie_break", TIE_BREAKS, who)
-        _check_choice(self.dual, "dual", DUALS, who)
         self._setup_lp(spec)
-        if spec.budget <= self._n_unknown:
+        budget = self._require_budget()
+        if budget <= self._n_unknown:
             raise InvalidParameterError(
                 f"{who}: the budget N = {spec.budget} must exceed the number of unknown arms "
                 f"K0 = {self._n_unknown} (eq. (7): with N ≤ K0 every n_k is 0 and no arm is "
                 f"pulled)."
             )
-        self._schedule = sfsr_schedule(spec.budget, self._k, self._n_unknown, self._n_cost)
+        self._schedule = sfsr_schedule(budget, self._k, self._n_unknown, self._n_cost)
         self._alive = np.ones(self._k + self._n_cost, dtype=bool)
         self._round = 0
         self._done = False
@@ -296,7 +300,7 @@ class SFSR(PhaseTracking, _ConstrainedAgent):
 
 
 class SFSRL(SFSR):
-    """SFSR-L: :class:`SFSR` with the Lagrangian score (reduced costs, eq. (8); spec 004 §2.5).
+    """SFSR-L: :class:`SFSR` with the Lagrangian score (reduced costs, Tang et al. 2024, eq. (8)).
 
     The reduced cost of an item at the empirical dual of the LP restricted to ``X``; ``≤ 0``,
     and 0 on the empirical optimal basis. The paper gives no guarantee for it and shows
@@ -309,32 +313,39 @@ class SFSRL(SFSR):
     """
 
     card = AgentCard(
-        summary="SFSR-L: SFSR removing the most negative reduced cost at the empirical LP dual (no guarantee; fails on the Appendix-A construction)",
-        paper="Tang, Jain, Nayyar & Nuzzo 2024 (arXiv 2405.15090), eq. 8",
+        summary="SFSR-L: SFSR removing the item of most negative reduced cost at the empirical "
+        "dual of the LP (no guarantee; it fails on the construction of Appendix A)",
+        paper="Tang, Jain, Nayyar & Nuzzo, Pure Exploration for Constrained Best Mixed Arm "
+        "Identification with a Fixed Budget, arXiv 2405.15090 (2024), Algorithm 1 with the "
+        "score of eq. (8)",
     )
+
+    parameters = {"tie_break": Choice(*TIE_BREAKS), "dual": Choice(*DUALS)}
 
     def __init__(self, tie_break: str = "random", dual: str = "basis") -> None:
         super().__init__(score="lagrangian", tie_break=tie_break, dual=dual)
 
 
 class USLP(_ConstrainedAgent):
-    """Uniform Sampling and Linear Program (the paper's baseline, L212, L243; spec 004 §2.7).
+    """Uniform Sampling and Linear Program (Tang et al. 2024: the baseline of Sec. 4.3 and Sec. 5).
 
     Pull every unknown arm ``⌊N / K0⌋`` times (round robin; the remainder of the budget is not
     used, as in the paper), then answer the optimal basis of the empirical LP over all ``K + L``
-    items by enumeration (:func:`bandit_envs.theory.lp.best_basis`), ``∅`` if it is infeasible. With
-    ``K0 = K`` (every experiment of the paper) this is ``⌊N / K⌋`` per arm; with known arms the
-    per-arm count uses ``K0`` (our reading, spec 004 §5.11).
+    items by enumeration (:func:`bandit_envs.theory.lp.best_basis`), ``∅`` if it is infeasible.
+    With ``K0 = K`` (every experiment of the paper) this is ``⌊N / K⌋`` per arm; with known arms
+    the per-arm count uses ``K0`` (our reading: the paper only writes ``⌊N / K⌋``).
     """
 
     card = AgentCard(
-        summary="uniform sampling (floor(N/K0) pulls per unknown arm), then the optimal basis of the empirical LP",
-        paper="baseline of Tang, Jain, Nayyar & Nuzzo 2024 (arXiv 2405.15090), L212",
+        summary="Uniform sampling (floor(N/K0) pulls per unknown arm), then the optimal basis of "
+        "the empirical LP",
+        paper="Baseline of Tang, Jain, Nayyar & Nuzzo, Pure Exploration for Constrained Best "
+        "Mixed Arm Identification with a Fixed Budget, arXiv 2405.15090 (2024), Sec. 4.3 and 5",
     )
 
     def _on_reset(self, spec: ProblemSpec) -> None:
         self._setup_lp(spec)
-        self._per_arm = spec.budget // self._n_unknown
+        self._per_arm = self._require_budget() // self._n_unknown
         if self._per_arm < 1:
             raise InvalidParameterError(
                 f"{self.name}: the budget N = {spec.budget} is smaller than the number of "

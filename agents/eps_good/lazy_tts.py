@@ -3,27 +3,27 @@
 Rivera & Tewari (2024), "Optimal Thresholding Linear Bandit" (arXiv 2402.09467): find every arm
 whose mean is at least a threshold τ, with fixed confidence, by the Track-and-Stop recipe of
 Jedra & Proutière (2020) — least squares, forced exploration, tracking of the optimal allocation
-recomputed *lazily*, and GLR stopping. Li, Ma, Hua & Zhu use it as a baseline for all ε-good
-arms (spec 002 §2.9 item 3, L529–L531) with the threshold set to the expected value of the
-instances' threshold (τ = E[X̃]).
+recomputed *lazily*, and GLR stopping. Li, Ma, Hua & Zhu (2025, Sec. 7) use it as a baseline for
+all ε-good arms with the threshold set to the expected value of the instances' threshold
+(τ = E[X̃]).
 
 The machinery (estimation with Sherman–Morrison updates, forcing, C/D-tracking, the lazy
 recomputation schedule, the stopping thresholds β) is that of
 :class:`agents.linear_bai.track_and_stop.LinearTrackAndStop`; this module supplies the thresholding
 allocation, the thresholding GLR statistic and, when no threshold is given, the all-ε-good GLR
-statistic (spec 002 §1.9).
+statistic (the GLR of Li et al.'s pure-exploration framework, EC.2, for their Theorem 3.2's
+alternatives).
 """
 
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 
 from agents.base import AgentCard, Heuristic
-from agents.common.params import is_number
-from agents.linear_bai.track_and_stop import LinearTrackAndStop
+from agents.common.params import Choice, Is, Real, is_number
+from agents.linear_bai.track_and_stop import THRESHOLDS, TRACKING_PARAMETERS, LinearTrackAndStop
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
 from bandit_envs.core.tasks import AllEpsilonGood
@@ -87,8 +87,8 @@ def thresholding_allocation(
     """Optimal allocation of the linear thresholding bandit (Rivera & Tewari 2024).
 
     w* = argmax_w min_i (μ_i − τ)²/(2‖a_i‖²_{A(w)⁻¹}) = argmin_w max_i ‖a_i‖²_{A(w)⁻¹}/(μ_i − τ)²:
-    the transductive design (:func:`bandit_envs.theory.design.transductive_design`) with targets a_i and
-    weights 1/(μ_i − τ)². With σ-Gaussian noise the characteristic time is
+    the transductive design (:func:`bandit_envs.theory.design.transductive_design`) with targets
+    a_i and weights 1/(μ_i − τ)². With σ-Gaussian noise the characteristic time is
     T*_τ = 2σ²·``value``. On the canonical basis, w*_i ∝ (μ_i − τ)⁻² and value = Σ_i (μ_i − τ)⁻².
 
     Args:
@@ -109,7 +109,7 @@ class LazyTTS(LinearTrackAndStop):
 
     **Task.** With ``threshold=τ`` the agent identifies {i : μ_i ≥ τ} — the thresholding bandit
     problem; Li et al. run it on all-ε-good instances with τ = E[X̃] (the *expected* threshold
-    of their random instances, spec 002 §2.9), so its answer can differ from G_ε when the
+    of their random instances, Sec. 7), so its answer can differ from G_ε when the
     instance's threshold max μ − ε is not τ. With ``threshold=None`` (default) the threshold is
     the estimated τ̂ = max_j μ̂_j − ε, re-estimated at every pull, and the answer is the
     all-ε-good plug-in set {i : μ̂_i ≥ max μ̂ − ε} (a documented extension: it makes the agent
@@ -127,8 +127,8 @@ class LazyTTS(LinearTrackAndStop):
     culprits are the thresholding targets a_m measured against the best arm (a_1̂ − a_m,
     weights (μ̂_m − τ̂)⁻²), plus the good-vs-other pairs; it matches the stopping statistic below
     (the plain thresholding allocation at τ̂ under-samples the best arm: on the canonical
-    instance μ = (1, 0.7, 0), ε = 0.5, σ = 0.5, δ = 0.1 it needed 2107 samples on average
-    against 512 with this allocation; on the static d = 8 instance both need about 4.3k).
+    instance μ = (1, 0.7, 0), ε = 0.5, σ = 0.5, δ = 0.1 it needs about four times the samples of
+    this allocation).
 
     **Stopping** (fixed confidence): GLR statistic Z(t) ≥ β(t, δ), β from the same presets as
     :class:`~agents.linear_bai.track_and_stop.LinearTrackAndStop` (``glr_threshold``: ``"proven"`` =
@@ -136,7 +136,7 @@ class LazyTTS(LinearTrackAndStop):
     the default; ``"heuristic"`` = log((1 + log t)/δ); or a number). Z is
     :func:`thresholding_glr` for a given τ (δ-correct for {μ_i ≥ τ}), and
     :func:`bandit_envs.theory.eps_good.eps_good_glr`
-    (the GLR of the all-ε-good problem, spec 002 §1.9) when ``threshold=None``: a thresholding
+    (the GLR of the all-ε-good problem, Li et al. EC.2) when ``threshold=None``: a thresholding
     GLR at the plug-in τ̂ would ignore the uncertainty of max μ̂ and is not δ-correct, while the
     all-ε-good GLR equals the thresholding one once the best arm is known.
 
@@ -150,7 +150,7 @@ class LazyTTS(LinearTrackAndStop):
         threshold: τ (a finite number) or ``None`` for the estimated threshold of the problem's
             definition (max μ̂ − ε, or (1 − ε)·max μ̂ when multiplicative), or ``"hint"``: the
             instance family's expected threshold (``ProblemSpec.extras["threshold_hint"]``), the
-            paper's protocol for the thresholding baseline (spec 002 §2.9).
+            protocol of Li et al. (2025, Sec. 7) for the thresholding baseline.
         glr_threshold: ``"proven"``, ``"heuristic"`` or a number b > 0 (β ≡ b, heuristic).
         tracking: ``"C"`` (default) or ``"D"``.
         forced: ``"spanning"`` (default) or ``"g_optimal"`` forced-exploration pulls.
@@ -159,14 +159,18 @@ class LazyTTS(LinearTrackAndStop):
         recompute_ratio: γ ≥ 0 of the lazy (geometric) recomputation schedule.
         design_tol: relative duality-gap tolerance of each allocation solve, in (0, 1).
         design_max_iter: Frank–Wolfe iterations per warm-started solve before the solver's
-            SLSQP polish finishes it (``None``: the solver's default). 20 gave the same sample
-            counts and 2.4× shorter episodes on the static d = 8 instance (τ = 0.5).
+            SLSQP polish finishes it (``None``: the solver's default). The default 20 gives the
+            same sample counts as the solver's default on the static d = 8 instance (τ = 0.5),
+            for less work per solve.
 
     """
 
     card = AgentCard(
-        summary="thresholding Track-and-Stop with lazy allocation updates: identifies {mu_i >= threshold} for a given threshold, or all eps-good arms (estimated threshold, all eps-good GLR and allocation) with threshold=None; proven GLR threshold by default",
-        paper="Rivera & Tewari 2024 (arXiv 2402.09467); tracking of Jedra & Proutière 2020",
+        summary="Thresholding Track-and-Stop with lazy allocation updates: identifies {mu_i >= "
+        "threshold} for a given threshold, or all eps-good arms (estimated threshold, all-eps-good "
+        "GLR and allocation) with threshold=None. Proven GLR threshold by default",
+        paper="Rivera & Tewari, Optimal Thresholding Linear Bandit, arXiv 2402.09467 (2024); "
+        "lazy Track-and-Stop of Jedra & Proutiere, NeurIPS 2020, Sec. 3",
         heuristics=(
             Heuristic(
                 "glr_threshold",
@@ -176,7 +180,8 @@ class LazyTTS(LinearTrackAndStop):
             Heuristic(
                 "threshold",
                 lambda v: v is not None,
-                "a given threshold tau identifies {mu_i >= tau}, which is G_eps only when tau = max mu - eps",
+                "a given threshold tau identifies {mu_i >= tau}, which is G_eps only when "
+                "tau = max mu - eps",
             ),
         ),
     )
@@ -188,6 +193,11 @@ class LazyTTS(LinearTrackAndStop):
         batch=False,
     )
     _beta_param = "glr_threshold"
+    parameters = {
+        "threshold": Is(None) | Choice("hint") | Real(),
+        "glr_threshold": Choice(*THRESHOLDS) | Real(gt=0),
+        **TRACKING_PARAMETERS,
+    }
 
     def __init__(
         self,
@@ -221,12 +231,11 @@ class LazyTTS(LinearTrackAndStop):
                     "none. Pass threshold=<tau> or threshold=None."
                 )
             tau = float(spec.extras["threshold_hint"])
-        if tau is not None and (
-            isinstance(tau, bool) or not isinstance(tau, numbers.Real) or not math.isfinite(tau)
-        ):
-            raise InvalidParameterError(
-                f"{self.name}: threshold must be None, 'hint' or a finite number; got {tau!r}."
-            )
+            if not math.isfinite(tau):
+                raise InvalidParameterError(
+                    f"{self.name}: the problem's extras['threshold_hint'] must be a finite "
+                    f"number; got {tau!r}."
+                )
         super()._on_reset(spec)
         self._tau = None if tau is None else float(tau)
         self._eps = float(spec.epsilon) if spec.epsilon is not None else 0.0
@@ -240,6 +249,7 @@ class LazyTTS(LinearTrackAndStop):
     def _current_tau(self, means: np.ndarray) -> float:
         if self._tau is not None:
             return self._tau
+        assert self._rule is not None  # set whenever no threshold is given
         return self._rule.threshold(means)
 
     def _answer_key(self, means: np.ndarray) -> object:
@@ -248,10 +258,12 @@ class LazyTTS(LinearTrackAndStop):
 
     def _glr(self, means: np.ndarray) -> float:
         if self._tau is not None:
-            return thresholding_glr(means, self._q, self._tau, self._sigma)
+            q = self._q
+            assert q is not None  # the GLR is computed once A is invertible
+            return thresholding_glr(means, q, self._tau, self._sigma)
         return eps_good_glr(
             self._z,
-            None,
+            None,  # type: ignore[arg-type]  # θ̂ is not needed with means (see its docstring)
             None,
             self._eps,
             sigma=self._sigma,
@@ -278,6 +290,7 @@ class LazyTTS(LinearTrackAndStop):
 
     def _answer(self, means: np.ndarray) -> Answer:
         if self._tau is None:
+            assert self._rule is not None  # set whenever no threshold is given
             return self._rule.empirical_answer(means)
         return frozenset(int(i) for i in np.flatnonzero(means >= self._tau))
 

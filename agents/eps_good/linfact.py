@@ -1,10 +1,10 @@
 """``LinFACT``: identify all ε-good arms of a linear bandit (Li, Ma, Hua & Zhu, 2025).
 
-"Identifying All ε-Best Arms in (Misspecified) Linear Bandits" (arXiv 2510.00073), Algorithms
-1–4 (paper text L237–L252 (Alg. 1, eq. 21), L254–L275 (Alg. 2, eq. 22), L279–L283 (eq. 24–25),
-L291–L309 (Alg. 3), L312–L328 (Alg. 4)); spec 002 §2.1–§2.4, §2.7, §2.8 restates them and §5
-lists the implementation choices the paper leaves open. Two agents share one skeleton
-(Algorithm 4):
+"Identifying All ε-Best Arms in (Misspecified) Linear Bandits" (arXiv 2510.00073), Sec. 4.1:
+Algorithm 1 (G-optimal sampling, eq. 21), Algorithm 2 (XY-optimal sampling, eq. 22), the
+round's least squares (eq. 24–25), Algorithm 3 (stopping and decision rule) and Algorithm 4
+(LinFACT). The docstrings below say where the paper leaves a choice open and what is used. Two
+agents share one skeleton (Algorithm 4):
 
 * :class:`LinFACTG` samples each round by the G-optimal design of the active arms (Algorithm 1,
   eq. 21);
@@ -22,10 +22,15 @@ from collections.abc import Callable
 import numpy as np
 
 from agents.base import AgentCard, BaseAgent
-from agents.common.design_cache import DESIGNS, ols_estimator, reduced_coordinates
+from agents.common.design_cache import (
+    DESIGNS,
+    leverages,
+    ols_estimator,
+    reduced_coordinates,
+    xy_value,
+)
+from agents.common.params import Boolean, Real
 from agents.common.phases import PhaseTracking
-from agents.linear_bai.rage import xy_value
-from agents.pareto.gege import leverages
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
 from bandit_envs.errors import InvalidParameterError
@@ -36,12 +41,15 @@ from bandit_envs.theory.design import (
     transductive_design,
 )
 
-__all__ = ["LinFACTG", "LinFACTXY", "classify"]
+__all__ = ["GOptimalRounds", "LinFACTBase", "LinFACTG", "LinFACTXY", "ceil_counts", "classify"]
 
-#: design weights at or below this (relative to their sum) are outside the support (spec 002
-#: §2.2: "threshold tiny π to 0 to avoid ceil(1e-15) = 1"); the same threshold as
+#: design weights at or below this (relative to their sum) are outside the support, so that a
+#: weight of 1e-15 does not cost a pull through ⌈·⌉ in eq. 21; the same threshold as
 #: :func:`bandit_envs.theory.design.round_design`.
 SUPPORT_TOL = 1e-12
+
+#: the constraint of every LinFACT agent's ``design_tol`` (a relative tolerance of the solver).
+DESIGN_TOL = Real(gt=0, lt=1)
 
 #: cap on the pulls of one arm in one round: keeps int64 counts far from overflowing (a round
 #: that large is cut short by the environment's ``max_samples`` anyway).
@@ -53,8 +61,9 @@ def classify(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Algorithm 3 (stopping and decision rule) on the active arms of one round.
 
-    With ``M = max_i μ̂_i`` over the active arms, computed once before the loop (spec 002
-    §5.12), ``U_r = M + C − ε`` and ``L_r = M − C − ε`` (Alg. 3 lines 2–3), arm ``i`` is
+    With ``M = max_i μ̂_i`` over the active arms, computed once before the loop (the paper does
+    not say whether M changes during the loop; the analysis needs it fixed),
+    ``U_r = M + C − ε`` and ``L_r = M − C − ε`` (Alg. 3 lines 2–3), arm ``i`` is
 
     * declared bad and eliminated if ``μ̂_i + C < L_r`` (lines 5–6);
     * declared good if ``μ̂_i − C > U_r`` (lines 7–8) — it stays active;
@@ -62,9 +71,10 @@ def classify(
       it is provably not the best arm, so it is no longer needed to estimate ``μ_1 − ε``.
 
     The loop of Algorithm 3 is order-independent (``M`` is fixed), so it is evaluated for all
-    arms at once. Guard (spec 002 §2.4, §5.13): an arm already good is never declared bad
-    (``G ∩ B = ∅``); off the clean event such an arm fails the retire test, so it is retired.
-    The rule depends only on the differences ``M − μ̂_i`` (spec 002 §6.6).
+    arms at once. Guard (ours; the paper does not need it on its clean event): an arm already
+    good is never declared bad (``G ∩ B = ∅``); off the clean event such an arm fails the retire
+    test, so it is retired. The rule depends only on the differences ``M − μ̂_i``, which is why
+    the XY design's guarantee on differences suffices.
 
     Args:
         means: ``μ̂_i`` of the active arms, shape (n,).
@@ -88,7 +98,7 @@ def classify(
     return bad, new_good, bad | retire
 
 
-def _ceil(values: np.ndarray) -> np.ndarray:
+def ceil_counts(values: np.ndarray) -> np.ndarray:
     """``⌈x⌉`` as int64, blind to a relative round-off of 1e-12 above an integer.
 
     ``π(a)·T`` with ``π(a) = 1/8`` and ``T = 8k`` can come out as ``k + 4e-15``; the round-off of
@@ -120,8 +130,8 @@ def _g_design(za: np.ndarray, tol: float) -> tuple[np.ndarray, float, int]:
     """G-optimal design on the active arms (eq. 13): weights, exact value, rank ``d_r``.
 
     The value ``max_a ‖a‖²_{V(π)⁻¹}`` is recomputed exactly at the returned weights (Kiefer–
-    Wolfowitz: it is ``d_r`` at the optimum, spec 002 §1.5, §6.3). Rank 0 (every active arm is the
-    zero vector, their means are known to be 0): uniform weights, value 0.
+    Wolfowitz, the paper's Proposition 2.3: it is ``d_r`` at the optimum). Rank 0 (every active
+    arm is the zero vector, their means are known to be 0): uniform weights, value 0.
     """
     n = za.shape[0]
     if not np.any(za):
@@ -151,18 +161,25 @@ def _xy_design(za: np.ndarray, tol: float) -> tuple[np.ndarray, float, int]:
     return w, val, rank
 
 
-class _LinFACT(PhaseTracking, BaseAgent):
-    """The skeleton shared by the LinFACT agents (Algorithm 4; spec 002 §2.1, §2.8).
+class LinFACTBase(PhaseTracking, BaseAgent):
+    """The skeleton shared by the LinFACT agents (Algorithm 4).
+
+    Rounds r = 1, 2, … with radius ε_r = 2^{-r}: project the active arms on their span, design,
+    pull every active arm its count of fresh samples (the allocation is fixed within a round,
+    and data are not reused across rounds: the fixed-design concentration needs both), least
+    squares on the round's data, then Algorithm 3. ``K`` in the log terms is the total number of
+    arms, not the active count.
 
     Subclasses provide ``_design_key`` / ``_design`` (the round's design on the active arms) and
     ``_counts`` (per-arm pulls of the round from the design). The round machinery has hooks for
-    the variants of :mod:`agents.eps_good.linfact_robust` (LinFACT-MIS, LinFACT-GLM): ``_allocate`` (the
-    round's pulls), ``_prepare_estimator`` / ``_estimate_means`` (the round's estimate of the
-    active arms' means, by default projected least squares), ``_partial_means`` (the anytime
+    the variants of :mod:`agents.eps_good.linfact_robust` (LinFACT-MIS, LinFACT-GLM):
+    ``_allocate`` (the round's pulls), ``_prepare_estimator`` / ``_estimate_means`` (the round's
+    estimate of the active arms' means, by default projected least squares), ``_partial_means``
+    (the anytime
     estimate from an unfinished round) and ``_radius`` (the confidence radius of Algorithm 3).
 
     Structures: LinFACT-G and LinFACT-XY assume a linear model but also *run* on misspecified
-    linear problems (``"misspecified_linear"``): Theorem 5.1 (paper L389–L395) analyses exactly
+    linear problems (``"misspecified_linear"``): Theorem 5.1 analyses exactly
     this — plain LinFACT-G under misspecification is δ-correct when ``L_m < min(α_ε, β_ε)/(2√d)``,
     and can fail beyond — and the robustness study (``docs/reproductions/linfact.md``)
     measures it. Generalized linear problems (``"glm"``) are refused: the outcomes are not
@@ -175,27 +192,12 @@ class _LinFACT(PhaseTracking, BaseAgent):
         settings=frozenset({"fixed_confidence"}),
         structures=frozenset({"linear", "misspecified_linear"}),
         batch=True,
-        extras={"multiplicative": {False}},
+        extras={"multiplicative": frozenset({False})},
     )
 
     # ------------------------------------------------------------------ episode set-up
 
-    def _check_float(self, name: str, ok: Callable[[float], bool], what: str) -> float:
-        value = getattr(self, name)
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, (int, float))
-            or not math.isfinite(value)
-            or not ok(value)
-        ):
-            raise InvalidParameterError(f"{self.name}: {name} must be {what}; got {value!r}.")
-        return float(value)
-
-    def _check_params(self) -> None:
-        """Validate the subclass's hyper-parameters (called first thing at reset)."""
-
     def _on_reset(self, spec: ProblemSpec) -> None:
-        self._check_params()
         eps = spec.epsilon
         if eps is None or not math.isfinite(eps) or eps <= 0:
             raise InvalidParameterError(
@@ -234,18 +236,21 @@ class _LinFACT(PhaseTracking, BaseAgent):
     def _g_counts(
         self, r: int, weights: np.ndarray, factor: float, accuracy: float | None = None
     ) -> np.ndarray:
-        """Eq. 21: ``T_r(a) = ⌈2 f π_r(a) ε_r^{-2} log(2Kr(r+1)/δ)⌉`` (times σ², spec 002 §5.1).
+        """Eq. 21: ``T_r(a) = ⌈2 f π_r(a) ε_r^{-2} log(2Kr(r+1)/δ)⌉``, times σ².
+
+        The paper assumes 1-sub-Gaussian noise; the σ² factor is ours (the noise level of the
+        problem).
 
         ``f`` is the dimension factor (``d_r``, ``d`` or the achieved design value). Arms outside
         the support get 0; arms inside at least 1 (only binding when σ = 0). ``accuracy``
         replaces ``ε_r = 2^{-r}`` (the per-arm accuracy the round buys), if given.
         """
         eps_r = 2.0 ** (-r) if accuracy is None else float(accuracy)
-        log_term = math.log(2.0 * self.n_arms * r * (r + 1) / self.spec.delta)
+        log_term = math.log(2.0 * self.n_arms * r * (r + 1) / self._require_delta())
         # ε_r² floored: a noiseless run (σ = 0) that never stops reaches rounds where 4^{-r}
         # underflows; the counts are then one pull per support arm
         scale = self._sigma2 * 2.0 * factor / max(eps_r * eps_r, 1e-300) * log_term
-        counts = _ceil(np.minimum(scale * weights, MAX_ARM_SAMPLES))
+        counts = ceil_counts(np.minimum(scale * weights, MAX_ARM_SAMPLES))
         return np.where(weights > 0, np.maximum(counts, 1), 0)
 
     def _plan_phase(self) -> None:
@@ -361,11 +366,12 @@ class _LinFACT(PhaseTracking, BaseAgent):
         return np.flatnonzero(self._in_bad).tolist()
 
     def recommend(self) -> Answer:
-        """``G_r`` once stopped; before, ``G_r ∪ {i active : μ̂_i ≥ M − ε}`` (spec 002 §2.8).
+        """``G_r`` once stopped; before, ``G_r ∪ {i active : μ̂_i ≥ M − ε}``.
 
-        ``μ̂`` are the last finished round's estimates; if no round has finished, the current
-        round's partial data (projected least squares on the arms pulled so far), and with no
-        data at all every active arm.
+        The answer before stopping is ours (the paper only answers at stopping). ``μ̂`` are the last
+        finished round's estimates; if no round has finished, the current round's partial data
+        (projected least squares on the arms pulled so far), and with no data at all every active
+        arm.
         """
         self._require_reset("recommend")
         good = self._in_good.copy()
@@ -384,13 +390,35 @@ class _LinFACT(PhaseTracking, BaseAgent):
         return frozenset(int(i) for i in np.flatnonzero(good))
 
 
-class LinFACTG(_LinFACT):
-    """LinFACT-G: G-optimal sampling (Li et al., Algorithms 1, 3, 4; spec 002 §2.1–§2.4).
+class GOptimalRounds(LinFACTBase):
+    """LinFACT rounds sampled by the G-optimal design of the active arms (Algorithm 1, eq. 21).
+
+    The design of LinFACT-G, shared with the variants of :mod:`agents.eps_good.linfact_robust`;
+    subclasses define ``use_ambient_d`` and ``design_tol``.
+    """
+
+    use_ambient_d: bool
+    design_tol: float
+
+    def _design_key(self) -> tuple:
+        return ("LinFACT-G", float(self.design_tol))
+
+    def _design(self, za: np.ndarray) -> tuple[np.ndarray, float, int]:
+        return _g_design(za, float(self.design_tol))
+
+    def _factor(self, value: float, rank: int) -> float:
+        """The ``d`` of eq. 21/33/40: ``d_r`` (or the ambient d), or the design value if larger."""
+        d = float(self._ambient_d if self.use_ambient_d else rank)
+        return d if value <= d * (1.0 + 1e-9) else value
+
+
+class LinFACTG(GOptimalRounds):
+    """LinFACT-G: G-optimal sampling (Li, Ma, Hua & Zhu 2025, Algorithms 1, 3, 4).
 
     Round ``r = 1, 2, …`` with confidence radius ``C_{δ/K}(r) = ε_r = 2^{-r}``:
 
     1. **Projection** (Alg. 4 line 7): the active arms are expressed in an orthonormal basis of
-       their span, of dimension ``d_r`` (spec 002 §1.4).
+       their span, of dimension ``d_r``.
     2. **Design** (Alg. 1 line 2, eq. 13): ``π_r = argmin_π max_{a ∈ A(r−1)} ‖a‖²_{V(π)⁻¹}`` on
        the active arms (:func:`bandit_envs.theory.design.g_optimal_design`; Kiefer–Wolfowitz value
        ``d_r``).
@@ -398,18 +426,19 @@ class LinFACTG(_LinFACT):
 
            T_r(a) = ⌈ 2 d π_r(a) ε_r^{-2} log(2K r(r+1)/δ) ⌉
 
-       times (fresh samples), ``K`` the total number of arms. ``d`` is ``d_r`` by default
-       (tighter and still valid, spec 002 §2.2, §5.7) or the ambient dimension with
+       times (fresh samples), ``K`` the total number of arms. ``d`` is ``d_r`` by default (the
+       guarantee only needs ``max_a ‖a‖²_{V(π)⁻¹}`` ≤ the factor, which is ``d_r`` after the
+       projection: tighter and still valid) or the ambient dimension with
        ``use_ambient_d=True`` (the paper's text). Should the solver return a design whose exact
-       value ``max_a ‖a‖²_{V(π)⁻¹}`` exceeds that ``d`` (not converged), the value is used instead
-       (spec 002 §5.10), so that the guarantee below holds. With noise level σ ≠ 1 the counts
-       are multiplied by σ² (spec 002 §5.1); support arms get at least one pull.
+       value ``max_a ‖a‖²_{V(π)⁻¹}`` exceeds that ``d`` (not converged), the value is used
+       instead, so that the guarantee below holds. With noise level σ ≠ 1 the counts are
+       multiplied by σ² (the paper assumes σ = 1); support arms get at least one pull.
     4. **Estimation** (eq. 24–25): ``θ̂_r = V_r⁻¹ Σ_s a_{A_s} X_s`` on *this round's* samples
        only (in the active span), ``μ̂_i = a_iᵀθ̂_r`` for the active arms.
     5. **Classification** (Alg. 3, :func:`classify`); stop once ``G_r ∪ B_r = [K]`` and answer
        ``G_r``.
 
-    **Guarantee** (spec 002 §2.2): ``V_r ⪰ 2dε_r^{-2} log(2Kr(r+1)/δ) V(π_r)`` and
+    **Guarantee** (Sec. 4.2 and EC.5): ``V_r ⪰ 2dε_r^{-2} log(2Kr(r+1)/δ) V(π_r)`` and
     ``‖a‖²_{V(π_r)⁻¹} ≤ d`` give ``|μ̂_i(r) − μ_i| ≤ ε_r`` with probability ≥ 1 − δ/(Kr(r+1)) per
     arm and round (Lemma EC.1); the union over ``K`` arms and ``Σ_r 1/(r(r+1)) = 1`` gives the
     clean event with probability ≥ 1 − δ, on which the answer is ``G_ε`` and the agent stops by
@@ -435,37 +464,28 @@ class LinFACTG(_LinFACT):
     """
 
     card = AgentCard(
-        summary="all eps-good arms: rounds of G-optimal design on the projected active arms, eq. 21 counts, fresh least squares per round, Algorithm 3 good/bad classification",
-        paper="Li, Ma, Hua & Zhu 2025 (arXiv 2510.00073), Alg. 1, 3, 4",
+        summary="All eps-good arms: rounds of G-optimal sampling of the projected active arms "
+        "(eq. 21 counts), least squares on each round's fresh data, and the good/bad "
+        "classification of Algorithm 3",
+        paper="Li, Ma, Hua & Zhu, Identifying All eps-Best Arms in (Misspecified) Linear "
+        "Bandits, arXiv 2510.00073 (2025), Algorithms 1, 3 and 4 (LinFACT-G)",
     )
+
+    parameters = {"use_ambient_d": Boolean(), "design_tol": DESIGN_TOL}
 
     def __init__(self, use_ambient_d: bool = False, design_tol: float = 1e-6) -> None:
         self.use_ambient_d = use_ambient_d
         self.design_tol = design_tol
 
-    def _check_params(self) -> None:
-        if not isinstance(self.use_ambient_d, (bool, np.bool_)):
-            raise InvalidParameterError(
-                f"{self.name}: use_ambient_d must be True or False; got {self.use_ambient_d!r}."
-            )
-        self._check_float("design_tol", lambda v: 0 < v < 1, "a float in the open interval (0, 1)")
-
-    def _design_key(self) -> tuple:
-        return ("LinFACT-G", float(self.design_tol))
-
-    def _design(self, za: np.ndarray) -> tuple[np.ndarray, float, int]:
-        return _g_design(za, float(self.design_tol))
-
     def _counts(
         self, r: int, weights: np.ndarray, value: float, rank: int
     ) -> tuple[np.ndarray, float]:
-        d = float(self._ambient_d if self.use_ambient_d else rank)
-        factor = d if value <= d * (1.0 + 1e-9) else value
+        factor = self._factor(value, rank)
         return self._g_counts(r, weights, factor), factor
 
 
-class LinFACTXY(_LinFACT):
-    """LinFACT-XY: XY-optimal sampling (Li et al., Algorithms 2, 3, 4; spec 002 §2.1, §2.3, §2.4).
+class LinFACTXY(LinFACTBase):
+    """LinFACT-XY: XY-optimal sampling (Li, Ma, Hua & Zhu 2025, Algorithms 2, 3, 4).
 
     As :class:`LinFACTG` except for the design and the counts of a round ``r``:
 
@@ -478,27 +498,25 @@ class LinFACTXY(_LinFACT):
           T_r = max{ ⌈2 g_XY (1 + ϵ) ε_r^{-2} log(2K(K−1) r(r+1)/δ)⌉ ,  q(ϵ) },
           T_r(a) = Round(π_r, T_r).
 
-      The paper leaves ``Round``, ``ϵ`` and ``q(ϵ)`` open (spec 002 §5.8). Default
-      ``rounding_slack = ϵ = 0``: ``Round(π, T) = ⌈π(a) T⌉`` and ``q = 0``, so
-      ``V_r ⪰ T_r V(π_r)`` exactly (the round overshoots ``T_r`` by less than the support size;
-      spec 002 §2.3's recommendation). With ``ϵ > 0``: Pukelsheim's efficient rounding
+      The paper leaves ``Round``, ``ϵ`` and ``q(ϵ)`` open. Default ``rounding_slack = ϵ = 0``:
+      ``Round(π, T) = ⌈π(a) T⌉`` and ``q = 0``, so ``V_r ⪰ T_r V(π_r)`` exactly (the simplest
+      provably valid choice; the round overshoots ``T_r`` by less than the support size). With
+      ``ϵ > 0``: Pukelsheim's efficient rounding
       (:func:`bandit_envs.theory.design.round_design`, exactly ``T_r`` pulls) and
       ``q(ϵ) = ⌈s(1 + ϵ)/ϵ⌉`` (``s`` the support size), which gives
       ``n_a ≥ (T_r − s)π(a) ≥ T_r π(a)/(1 + ϵ)``. σ² scales the counts as in :class:`LinFACTG`.
-    * **Single active arm** (𝒴 empty; spec 002 §2.3, §5.9): the G rule, i.e. the arm is pulled
-      ``⌈2 ε_r^{-2} log(2Kr(r+1)/δ)⌉`` times.
+    * **Single active arm** (𝒴 empty, a case the paper does not treat): the G rule, i.e. the arm
+      is pulled ``⌈2 ε_r^{-2} log(2Kr(r+1)/δ)⌉`` times.
 
     **Guarantee**: ``‖y‖²_{V_r⁻¹} ≤ g_XY/(T_r/(1+ϵ))`` for every active difference, so
     ``|(μ̂_j − μ̂_i) − (μ_j − μ_i)| ≤ ε_r`` with probability ≥ 1 − δ/(K(K−1)r(r+1)) per ordered
-    pair and round (spec 002 §2.3, EC.7.2–EC.7.4), which is what Algorithm 3 (a rule on
-    differences) needs.
+    pair and round (EC.7.2–EC.7.4); Algorithm 3, a rule on differences, needs no more (the
+    event of eq. 23 even states the looser 2ε_r).
 
-    **The formulas as written make XY dearer than G** (spec 002 §4.7): ``g_XY ≈ 2d_r`` on these
-    instances and the log term has ``K(K−1)`` instead of ``K``, so LinFACT-XY takes ~2–2.8× the
-    samples of LinFACT-G (measured on the nine Table-1 settings; the spec's prototype found
-    2.2–2.5×), whereas the paper's Fig. 6 shows XY below G on the adaptive settings.
-    This implementation follows the formulas (see ``tests/agents/eps_good/test_linfact.py`` and
-    ``benchmarks/bench_linfact.py`` for the measured numbers).
+    **The formulas as written make XY dearer than G**: ``g_XY ≈ 2d_r`` on the instances of
+    Sec. 7 and the log term has ``K(K−1)`` instead of ``K``, so LinFACT-XY takes about twice the
+    samples of LinFACT-G, whereas the paper's Fig. 6 shows XY below G on the adaptive settings.
+    This implementation follows the formulas (``benchmarks/bench_linfact.py`` measures both).
 
     Args:
         rounding_slack: the rounding slack ``ϵ ≥ 0`` of eq. 22 (0: ceil rounding).
@@ -511,23 +529,24 @@ class LinFACTXY(_LinFACT):
     """
 
     card = AgentCard(
-        summary="all eps-good arms: rounds of XY-optimal design over the active arms' differences, eq. 22 counts (ceil rounding), fresh least squares per round, Algorithm 3",
-        paper="Li, Ma, Hua & Zhu 2025 (arXiv 2510.00073), Alg. 2, 3, 4",
+        summary="All eps-good arms: rounds of XY-optimal sampling over the differences of the "
+        "active arms (eq. 22 counts, ceil rounding), least squares on each round's fresh data, "
+        "and Algorithm 3",
+        paper="Li, Ma, Hua & Zhu, Identifying All eps-Best Arms in (Misspecified) Linear "
+        "Bandits, arXiv 2510.00073 (2025), Algorithms 2, 3 and 4 (LinFACT-XY)",
     )
+
+    parameters = {"rounding_slack": Real(ge=0), "design_tol": DESIGN_TOL}
 
     def __init__(self, rounding_slack: float = 0.0, design_tol: float = 1e-3) -> None:
         self.rounding_slack = rounding_slack
         self.design_tol = design_tol
 
-    def _check_params(self) -> None:
-        self._check_float("rounding_slack", lambda v: v >= 0, "a finite float >= 0")
-        self._check_float("design_tol", lambda v: 0 < v < 1, "a float in the open interval (0, 1)")
-
     def _design_key(self) -> tuple:
         return ("LinFACT-XY", float(self.design_tol))
 
     def _design(self, za: np.ndarray) -> tuple[np.ndarray, float, int]:
-        if za.shape[0] == 1:  # 𝒴 is empty: the G rule (spec 002 §2.3)
+        if za.shape[0] == 1:  # 𝒴 is empty: the G rule (see the class docstring)
             return _g_design(za, float(self.design_tol))
         return _xy_design(za, float(self.design_tol))
 
@@ -540,7 +559,7 @@ class LinFACTXY(_LinFACT):
         slack = float(self.rounding_slack)
         eps_r = 2.0 ** (-r)
         k = self.n_arms
-        log_term = math.log(2.0 * k * (k - 1) * r * (r + 1) / self.spec.delta)
+        log_term = math.log(2.0 * k * (k - 1) * r * (r + 1) / self._require_delta())
         raw = self._sigma2 * 2.0 * value * (1.0 + slack) / eps_r**2 * log_term
         total = math.ceil(min(raw, MAX_ARM_SAMPLES))
         support = weights > 0
@@ -548,5 +567,5 @@ class LinFACTXY(_LinFACT):
             q = math.ceil(int(support.sum()) * (1.0 + slack) / slack)
             counts = round_design(weights, max(total, q, int(support.sum())), support_tol=0.0)
         else:
-            counts = np.where(support, np.maximum(_ceil(weights * total), 1), 0)
+            counts = np.where(support, np.maximum(ceil_counts(weights * total), 1), 0)
         return counts, value

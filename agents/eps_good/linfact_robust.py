@@ -1,13 +1,13 @@
 """LinFACT beyond the linear model: LinFACT-MIS (misspecified) and LinFACT-GLM (Li et al. §5–§6).
 
 "Identifying All ε-Best Arms in (Misspecified) Linear Bandits" (Li, Ma, Hua & Zhu, arXiv
-2510.00073), Section 5 (paper L354–L460; E-Companion EC.8–EC.10) and Section 6 (L462–L523;
-EC.11); spec 002 §2.5–§2.6 restates them and §5 items 18–19 list the choices the paper leaves
-open. Both agents are small subclasses of the LinFACT skeleton (:class:`agents.eps_good.linfact._LinFACT`:
-G-optimal rounds on the projected active arms, fresh data every round, Algorithm 3, the exact
-batch path); they change only the round's pulls, estimator and confidence radius. The math is
-shared with the environments: :mod:`bandit_envs.theory.misspecification` (orthogonal estimator, radius
-inflation) and :mod:`bandit_envs.theory.glm` (links, maximum likelihood).
+2510.00073), Section 5 (with E-Companion EC.8–EC.10) and Section 6 (EC.11). The choices the
+paper leaves open are stated where they are made. Both agents are small subclasses of LinFACT-G's
+rounds (:class:`agents.eps_good.linfact.GOptimalRounds`: G-optimal rounds on the projected active
+arms, fresh data every round, Algorithm 3, the exact batch path); they change only the round's
+pulls, estimator and confidence radius. The math is shared with the environments:
+:mod:`bandit_envs.theory.misspecification` (orthogonal estimator, radius inflation) and
+:mod:`bandit_envs.theory.glm` (links, maximum likelihood).
 
 * :class:`LinFACTMIS`: misspecified linear model ``μ = Ψθ + Δ_m``, ``‖Δ_m‖_∞ ≤ L_m``;
 * :class:`LinFACTGLM`: generalized linear model ``E[X | a] = μ_link(aᵀθ)``.
@@ -20,7 +20,8 @@ import math
 import numpy as np
 
 from agents.base import AgentCard, Heuristic
-from agents.eps_good.linfact import _ceil, _g_design, _LinFACT
+from agents.common.params import Boolean, Choice, Integer, Is, Real
+from agents.eps_good.linfact import DESIGN_TOL, GOptimalRounds, ceil_counts
 from bandit_envs.core.problem import ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
 from bandit_envs.errors import InvalidParameterError
@@ -37,30 +38,8 @@ ESTIMATORS = ("ols", "orthogonal")
 USE_FEATURES = ("always", "when_cheaper", "never")
 
 
-class _GRounds(_LinFACT):
-    """G-optimal rounds (Algorithm 1's design) with the ``use_ambient_d`` choice of LinFACT-G."""
-
-    def _design_key(self) -> tuple:
-        return ("LinFACT-G", float(self.design_tol))
-
-    def _design(self, za: np.ndarray) -> tuple[np.ndarray, float, int]:
-        return _g_design(za, float(self.design_tol))
-
-    def _factor(self, value: float, rank: int) -> float:
-        """The ``d`` of eq. 21/33/40: ``d_r`` (or the ambient d), or the design value if larger."""
-        d = float(self._ambient_d if self.use_ambient_d else rank)
-        return d if value <= d * (1.0 + 1e-9) else value
-
-    def _check_common(self) -> None:
-        if not isinstance(self.use_ambient_d, (bool, np.bool_)):
-            raise InvalidParameterError(
-                f"{self.name}: use_ambient_d must be True or False; got {self.use_ambient_d!r}."
-            )
-        self._check_float("design_tol", lambda v: 0 < v < 1, "a float in the open interval (0, 1)")
-
-
-class LinFACTMIS(_GRounds):
-    """LinFACT-MIS: all ε-good arms under misspecification (Li et al. §5; spec 002 §2.5).
+class LinFACTMIS(GOptimalRounds):
+    """LinFACT-MIS: all ε-good arms under misspecification (Li, Ma, Hua & Zhu 2025, Sec. 5).
 
     The model is ``μ = Ψθ + Δ_m`` with ``‖Δ_m‖_∞ ≤ L_m`` (eq. 28–29). Rounds are LinFACT-G's
     (G-optimal design on the projected active arms, fresh data, Algorithm 3); what changes:
@@ -68,19 +47,22 @@ class LinFACTMIS(_GRounds):
     * ``estimator="ols"`` — least squares on the round's data with the counts of eq. 21.
       With ``inflate=True`` and ``L_m`` known, the confidence radius of Algorithm 3 is inflated
       as Proposition 5.4 proposes (eq. 35), so that the clean event ``|μ̂_i − μ_i| ≤ radius``
-      (EC.8.1) holds with probability ≥ 1 − δ for *any* ``L_m``. Erratum: the paper's
-      ``ε_r + L_m√d`` bounds ``|a_iᵀ(θ̂ − θ)|`` (EC.8.3–EC.8.4) but ``μ̂_i − μ_i`` also contains
-      the arm's own deviation ``−Δ_m(a_i)``, so the radius used is ``ε_r + L_m(√d + 1)``
-      (:func:`bandit_envs.theory.misspecification.radius_inflation`); ``paper_radius=True`` uses eq. 35
-      as printed (its clean event fails under an adversarial deviation, see the tests), and
-      the conditions of Theorem 5.1 / Proposition 5.4 read ``L_m < min(α_ε, β_ε)/(2(√d + 1))``.
-    * ``estimator="orthogonal"`` — the orthogonal-parameterization estimator of §5.2 (eq. 30:
-      the ``D_N``-weighted projection of the round's empirical means onto the realizable set,
-      computed by the dead-zone reduction of spec 002 §2.5,
+      (EC.8.1) holds with probability ≥ 1 − δ for *any* ``L_m``. The paper's eq. 35 as printed,
+      ``ε_r + L_m√d``, bounds ``|a_iᵀ(θ̂ − θ)|`` (EC.8.3–EC.8.4), but ``μ̂_i − μ_i`` also
+      contains the arm's own deviation ``−Δ_m(a_i)``; we use ``ε_r + L_m(√d + 1)``
+      (:func:`bandit_envs.theory.misspecification.radius_inflation`). ``paper_radius=True`` uses
+      eq. 35 as printed (its clean event fails under an adversarial deviation, see the tests),
+      and the conditions of Theorem 5.1 / Proposition 5.4 read
+      ``L_m < min(α_ε, β_ε)/(2(√d + 1))``.
+    * ``estimator="orthogonal"`` — the orthogonal-parameterization estimator of Sec. 5.2
+      (eq. 30: the ``D_N``-weighted projection of the round's empirical means onto the
+      realizable set, computed by minimising over θ the convex "dead-zone" loss obtained by
+      eliminating the deviations in closed form,
       :func:`bandit_envs.theory.misspecification.orthogonal_estimate`) with the counts of eq. 33,
       ``T_r(a) = ⌈8dπ_r(a)ε_r^{-2}(d log 6 + log(Kr(r+1)/δ))⌉``, and radius
-      ``ε_r + (√d + 2)L_m`` (EC.9.8; the radius inflation when ``L_m`` is known is our analogue of
-      Proposition 5.4, spec 002 §5 item 19). Arms not pulled in a round get deviation 0.
+      ``ε_r + (√d + 2)L_m`` (EC.9.8; the paper keeps Algorithm 3 unchanged in Theorem 5.2, and
+      inflating the radius when ``L_m`` is known is our analogue of Proposition 5.4). Arms not
+      pulled in a round get deviation 0 (the paper is silent).
     * ``use_features`` — ``"always"`` (the paper); ``"never"``: every round is a round of the
       unstructured problem (identity features, Remark 3.3: each active arm pulled
       ``⌈2ε_r^{-2}log(2Kr(r+1)/δ)⌉`` times, its empirical mean the estimate, radius ``ε_r``):
@@ -98,7 +80,7 @@ class LinFACTMIS(_GRounds):
     variant runs uninflated — Theorem 5.1's agent, LinFACT-G itself (Section 5.3: with unknown
     ``L_m`` no improvement is possible) — and the orthogonal estimator and ``"when_cheaper"``,
     which need ``L_m``, refuse at reset. With ``L_m = 0`` and ``estimator="ols"`` the agent is
-    exactly LinFACT-G. The noise level σ scales every count by σ² (spec 002 §5.1).
+    exactly LinFACT-G. The noise level σ scales every count by σ² (the paper assumes σ = 1).
 
     Guarantees: on the clean event (probability ≥ 1 − δ) every answer is ``G_ε``; the agent
     stops (Theorem 5.1, Proposition 5.4) when ``L_m < min(α_ε, β_ε)/(2(√d + 1))`` (OLS) or
@@ -117,14 +99,18 @@ class LinFACTMIS(_GRounds):
         design_tol: relative tolerance of the G-optimal design, in (0, 1).
 
     Attributes:
-        phase_history: as :class:`agents.eps_good.linfact.LinFACTG`, plus ``kind`` (``"structured"`` or
-            ``"unstructured"``), ``accuracy`` (the per-arm accuracy the counts buy),
-            ``inflation`` and ``radius`` per round.
+        phase_history: as :class:`agents.eps_good.linfact.LinFACTG`, plus ``kind``
+            (``"structured"`` or ``"unstructured"``), ``accuracy`` (the per-arm accuracy the counts
+            buy), ``inflation`` and ``radius`` per round.
     """
 
     card = AgentCard(
-        summary="all eps-good arms under misspecification |Delta_m|_inf <= L_m: LinFACT-G rounds with OLS and the radius eps_r + L_m (sqrt(d) + 1) (Prop. 5.4, corrected), or the orthogonal-parameterization estimator with eq. 33 counts and radius eps_r + (sqrt(d)+2) L_m; use_features='never' is the unstructured baseline, 'when_cheaper' drops the features once L_m dominates",
-        paper="Li, Ma, Hua & Zhu 2025 (arXiv 2510.00073), Sec. 5, Thm 5.1, 5.2, Prop. 5.4, Alg. 5",
+        summary="All eps-good arms under misspecification (|Delta_m|_inf <= L_m): LinFACT-G rounds "
+        "with least squares and a radius inflated by L_m (sqrt(d) + 1), or the "
+        "orthogonal-parameterization estimator. use_features='never' is the unstructured "
+        "baseline, 'when_cheaper' drops the features once L_m dominates",
+        paper="Li, Ma, Hua & Zhu, Identifying All eps-Best Arms in (Misspecified) Linear "
+        "Bandits, arXiv 2510.00073 (2025), Sec. 5 (Thm 5.1, 5.2, Prop. 5.4, Algorithm 5)",
         heuristics=(
             Heuristic(
                 "paper_radius",
@@ -139,8 +125,18 @@ class LinFACTMIS(_GRounds):
         settings=frozenset({"fixed_confidence"}),
         structures=frozenset({"linear", "misspecified_linear"}),
         batch=True,
-        extras={"multiplicative": {False}},
+        extras={"multiplicative": frozenset({False})},
     )
+
+    parameters = {
+        "estimator": Choice(*ESTIMATORS),
+        "L_m": Is(None) | Real(ge=0),
+        "inflate": Boolean(),
+        "paper_radius": Boolean(),
+        "use_features": Choice(*USE_FEATURES),
+        "use_ambient_d": Boolean(),
+        "design_tol": DESIGN_TOL,
+    }
 
     def __init__(
         self,
@@ -159,25 +155,6 @@ class LinFACTMIS(_GRounds):
         self.use_features = use_features
         self.use_ambient_d = use_ambient_d
         self.design_tol = design_tol
-
-    def _check_params(self) -> None:
-        if self.estimator not in ESTIMATORS:
-            raise InvalidParameterError(
-                f"{self.name}: estimator must be one of {ESTIMATORS}; got {self.estimator!r}."
-            )
-        if self.use_features not in USE_FEATURES:
-            raise InvalidParameterError(
-                f"{self.name}: use_features must be one of {USE_FEATURES}; got "
-                f"{self.use_features!r}."
-            )
-        for flag in ("inflate", "paper_radius"):
-            if not isinstance(getattr(self, flag), (bool, np.bool_)):
-                raise InvalidParameterError(
-                    f"{self.name}: {flag} must be True or False; got {getattr(self, flag)!r}."
-                )
-        if self.L_m is not None:
-            self._check_float("L_m", lambda v: v >= 0, "None or a finite float >= 0")
-        self._check_common()
 
     def _on_reset(self, spec: ProblemSpec) -> None:
         super()._on_reset(spec)
@@ -218,15 +195,17 @@ class LinFACTMIS(_GRounds):
         if self.estimator == "ols":
             return self._g_counts(r, weights, factor, accuracy)
         # eq. 33: ⌈8 d π(a) ε^{-2} (d log 6 + log(K r(r+1)/δ))⌉, times σ²
-        log_term = factor * math.log(6.0) + math.log(self.n_arms * r * (r + 1) / self.spec.delta)
+        log_term = factor * math.log(6.0) + math.log(
+            self.n_arms * r * (r + 1) / self._require_delta()
+        )
         scale = self._sigma2 * 8.0 * factor / max(accuracy * accuracy, _TINY) * log_term
-        counts = _ceil(np.minimum(scale * weights, 2.0**50))
+        counts = ceil_counts(np.minimum(scale * weights, 2.0**50))
         return np.where(weights > 0, np.maximum(counts, 1), 0)
 
     def _unstructured_counts(self, r: int, accuracy: float) -> np.ndarray:
-        log_term = math.log(2.0 * self.n_arms * r * (r + 1) / self.spec.delta)
+        log_term = math.log(2.0 * self.n_arms * r * (r + 1) / self._require_delta())
         raw = self._sigma2 * 2.0 / max(accuracy * accuracy, _TINY) * log_term
-        per_arm = _ceil(np.array([min(raw, 2.0**50)]))
+        per_arm = ceil_counts(np.array([min(raw, 2.0**50)]))
         return np.full(self._active.size, max(int(per_arm[0]), 1), dtype=np.int64)
 
     def _allocate(self, r: int) -> tuple[np.ndarray, dict]:
@@ -275,6 +254,7 @@ class LinFACTMIS(_GRounds):
         if self._plan["kind"] == "unstructured":
             return self._psums[active] / self._pcounts[active]
         if self.estimator == "orthogonal":
+            assert self._level is not None  # the orthogonal estimator needs L_m (see _on_reset)
             fit = orthogonal_estimate(self._z, self._pcounts, self._psums, float(self._level))
             return np.asarray(fit.means[active])
         return super()._estimate_means()
@@ -283,8 +263,8 @@ class LinFACTMIS(_GRounds):
         return float(self._plan["radius"])
 
 
-class LinFACTGLM(_GRounds):
-    """LinFACT-GLM: all ε-good arms of a generalized linear bandit (Li et al. §6; spec 002 §2.6).
+class LinFACTGLM(GOptimalRounds):
+    """LinFACT-GLM: all ε-good arms of a generalized linear bandit (Li et al. 2025, Sec. 6).
 
     The model is ``E[X | a] = μ_link(aᵀθ)`` (eq. 36) with a canonical link. LinFACT-G's rounds
     (Algorithm 6: the G-optimal design on the projected active arms), with
@@ -292,32 +272,34 @@ class LinFACTGLM(_GRounds):
     * **counts** (eq. 40): ``T_r(a) = ⌈2dπ_r(a)ε_r^{-2}c_min^{-2} log(2Kr(r+1)/δ)⌉``, times σ² —
       the sub-Gaussian constant of the outcomes, ``ProblemSpec.noise_std`` (1/2 for Bernoulli);
     * **estimation**: maximum likelihood on the round's data (eq. 38–39) by Newton/IRLS with a
-      ridge ``λ`` and an iteration cap (:func:`bandit_envs.theory.glm.glm_mle`), warm-started from the
-      previous round's estimate; ``μ̂_i = μ_link(a_iᵀθ̂)``, with ``a_iᵀθ̂`` clipped to the known
+      ridge ``λ`` and an iteration cap (:func:`bandit_envs.theory.glm.glm_mle`), warm-started from
+      the previous round's estimate; ``μ̂_i = μ_link(a_iᵀθ̂)``, with ``a_iᵀθ̂`` clipped to the known
       range ``[−B, B]`` when a predictor bound ``B`` is known (the truth lies inside, so clipping
       never increases an error);
     * **radius** (Algorithm 3): the proof (EC.11.3–EC.11.7) gives ``|a_iᵀ(θ̂ − θ)| ≤ ε_r`` on the
-      linear-predictor scale; ``G_ε`` is defined on the mean scale (spec 002 §2.6 decision), so
-      the radius is ``L·ε_r`` with ``L = sup μ̇_link`` over the predictor range. By default
+      linear-predictor scale, and the paper does not say on which scale ``G_ε`` is defined; we
+      define it on the mean scale, so the radius is ``L·ε_r`` with ``L = sup μ̇_link`` over the
+      predictor range. By default
       (``lipschitz_radius=False``) it is ``max(1, L)·ε_r`` — the paper's ``ε_r`` for the logistic
       (``L = 1/4``) and identity links; with ``lipschitz_radius=True`` it is ``L·ε_r`` (ours:
       valid by the mean value theorem and 4 times smaller for the logistic link, so the agent
       stops about two rounds earlier).
 
-    ``c_min`` (Assumption 6, L488: ``μ̇_link(aᵀθ̌) ≥ c_min`` between θ and θ̂): the ``c_min``
-    argument; else ``μ̇``'s minimum over ``[−B, B]`` (logistic: ``σ̇(B)``, spec 002 §1.7) for the
+    ``c_min`` (Assumption 6: ``μ̇_link(aᵀθ̌) ≥ c_min`` between θ and θ̂): the ``c_min``
+    argument; else ``μ̇``'s minimum over ``[−B, B]`` (logistic: ``σ̇(B)``) for the
     ``predictor_bound`` argument ``B``, or the problem's ``extras["predictor_bound"]``; 1 for the
     identity link; otherwise the agent refuses at reset.
 
     ``link``: ``None`` uses the problem's (``ProblemSpec.link``; ``"identity"`` on a linear
     problem); a name forces one. ``link="identity"`` is LinFACT-G run on the outcomes: on a
-    linear problem it reproduces LinFACT-G exactly (same counts, same estimates; spec 002 §6
-    fact 16), and on a logistic problem it is the linear fit the robustness study compares with.
+    linear problem it reproduces LinFACT-G exactly (same counts, same estimates; tested), and on
+    a logistic problem it is the linear fit the robustness study compares with.
 
-    Warm-up (spec 002 §2.6 safeguards; paper L486: "forced exploration at the beginning ...
-    O(d)"): before round 1, each arm in the support of the G-optimal design of all arms is
-    pulled ``warmup`` times; the MLE of those pulls only starts Newton's method in round 1 (no
-    classification uses them: data are not reused across rounds). Skipped for the identity link.
+    Warm-up (Sec. 6 mentions "forced exploration at the beginning of the algorithm" of O(d) pulls,
+    which makes the maximum likelihood exist): before round 1, each arm in the support of the
+    G-optimal design of all arms is pulled ``warmup`` times; the MLE of those pulls only starts
+    Newton's method in round 1 (no classification uses them: data are not reused across rounds).
+    Skipped for the identity link.
 
     Args:
         link: ``None``, ``"identity"``, ``"logistic"`` or ``"poisson"``.
@@ -336,8 +318,11 @@ class LinFACTGLM(_GRounds):
     """
 
     card = AgentCard(
-        summary="all eps-good arms of a generalized linear (logistic, Poisson) bandit: LinFACT-G rounds with eq. 40 counts (c_min given or sigma'(B) from a predictor bound), Newton/IRLS maximum likelihood per round (ridge, iteration cap, warm-up); link='identity' is LinFACT-G's linear fit",
-        paper="Li, Ma, Hua & Zhu 2025 (arXiv 2510.00073), Sec. 6, Thm 6.1, Alg. 6",
+        summary="All eps-good arms of a generalized linear (logistic, Poisson) bandit: LinFACT-G "
+        "rounds with eq. 40 counts and maximum likelihood (Newton/IRLS) on each round's data. "
+        "link='identity' is LinFACT-G's linear fit",
+        paper="Li, Ma, Hua & Zhu, Identifying All eps-Best Arms in (Misspecified) Linear "
+        "Bandits, arXiv 2510.00073 (2025), Sec. 6 (Thm 6.1, Algorithm 6)",
     )
 
     capabilities = AgentCapabilities(
@@ -345,8 +330,20 @@ class LinFACTGLM(_GRounds):
         settings=frozenset({"fixed_confidence"}),
         structures=frozenset({"linear", "glm"}),
         batch=True,
-        extras={"multiplicative": {False}},
+        extras={"multiplicative": frozenset({False})},
     )
+
+    parameters = {
+        "link": Is(None) | Choice(*sorted(LINKS)),
+        "c_min": Is(None) | Real(gt=0),
+        "predictor_bound": Is(None) | Real(ge=0),
+        "lipschitz_radius": Boolean(),
+        "warmup": Integer(min=0),
+        "ridge": Real(ge=0),
+        "max_iter": Integer(min=1),
+        "use_ambient_d": Boolean(),
+        "design_tol": DESIGN_TOL,
+    }
 
     def __init__(
         self,
@@ -369,29 +366,6 @@ class LinFACTGLM(_GRounds):
         self.max_iter = max_iter
         self.use_ambient_d = use_ambient_d
         self.design_tol = design_tol
-
-    def _check_params(self) -> None:
-        if self.link is not None and self.link not in LINKS:
-            raise InvalidParameterError(
-                f"{self.name}: link must be None or one of {sorted(LINKS)}; got {self.link!r}."
-            )
-        if self.c_min is not None:
-            self._check_float("c_min", lambda v: v > 0, "None or a finite float > 0")
-        if self.predictor_bound is not None:
-            self._check_float("predictor_bound", lambda v: v >= 0, "None or a finite float >= 0")
-        if not isinstance(self.lipschitz_radius, (bool, np.bool_)):
-            raise InvalidParameterError(
-                f"{self.name}: lipschitz_radius must be True or False; got "
-                f"{self.lipschitz_radius!r}."
-            )
-        for name, low in (("warmup", 0), ("max_iter", 1)):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-                raise InvalidParameterError(
-                    f"{self.name}: {name} must be an integer >= {low}; got {value!r}."
-                )
-        self._check_float("ridge", lambda v: v >= 0, "a finite float >= 0")
-        self._check_common()
 
     def _on_reset(self, spec: ProblemSpec) -> None:
         super()._on_reset(spec)

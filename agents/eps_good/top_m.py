@@ -2,30 +2,28 @@
 
 Réda, Kaufmann & Delahaye-Duriez, "Top-m identification for linear bandits" (AISTATS 2021,
 PMLR 130): two gap-index focused algorithms (GIFA) for the m arms with the largest means, as the
-LinFACT paper (Li, Ma, Hua & Zhu; spec 002 §2.9 items 1–2, paper L525–L537) uses them for all
-ε-good arms: a top-m algorithm is given m (the paper passes the *expected* number of good arms,
-E[m̃] = 4 on its synthetic instances and 20 on Free-Wilson) and answers its top-m set.
+LinFACT paper (Li, Ma, Hua & Zhu 2025, Sec. 7) uses them for all ε-good arms: a top-m
+algorithm is given m (the paper passes the *expected* number of good arms, E[m̃] = 4 on its
+synthetic instances and 20 on Free-Wilson) and answers its top-m set.
 
 The rules follow the paper and the authors' public code (github.com/clreda/linear-top-m), read
 for the definitions only: pair indices with a shared confidence width, one initial pull per arm
 for m-LinGapE, greedy sampling for the pair's direction by default.
 
-Both agents reuse :class:`agents.linear_bai.lingape.LinGapE`'s incremental least-squares state (Sherman–
-Morrison updates of ``X A⁻¹ Xᵀ`` or ``X A⁻¹``, the estimated means and ‖x_k‖²_{A⁻¹}), its confidence
-widths and its greedy / ratio arm choice for a direction; only the choice of the pair
+Both agents reuse :class:`agents.linear_bai.lingape.LinGapE`'s incremental least-squares state
+(Sherman–Morrison updates of ``X A⁻¹ Xᵀ`` or ``X A⁻¹``, the estimated means and ‖x_k‖²_{A⁻¹}),
+its confidence widths and its greedy / ratio arm choice for a direction; only the choice of the pair
 (b_t, c_t), the stopping statistic and the answer differ.
 """
 
 from __future__ import annotations
 
-import math
-from typing import ClassVar
-
 import numpy as np
 
 from agents.base import AgentCard, Heuristic
+from agents.common.params import Choice, Constraint, Integer, Is, Real
+from agents.linear_bai.lingape import CONFIDENCES, THETA_BOUND_RULE, LinGapE
 from agents.linear_bai.lingape import SELECTIONS as LINGAPE_SELECTIONS
-from agents.linear_bai.lingape import LinGapE
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
 from bandit_envs.errors import InvalidParameterError
@@ -51,6 +49,19 @@ def _mth_largest_without_self(x: np.ndarray, m: int) -> np.ndarray:
     return np.where(x >= part[k - m], part[k - m - 1], part[k - m])
 
 
+def _top_m_parameters(selections: tuple[str, ...]) -> dict[str, Constraint]:
+    """The constraints of a GIFA agent whose ``selection`` is one of ``selections``."""
+    return {
+        "m": Is(None) | Choice("hint") | Integer(min=1),
+        "selection": Choice(*selections),
+        "confidence": Choice(*CONFIDENCES),
+        "ridge": Real(gt=0),
+        "theta_bound": Is(None) | Real(ge=0),
+        "tolerance": Real(ge=0) | Choice("epsilon"),
+        "answer": Choice(*ANSWERS),
+    }
+
+
 class _TopMGap(LinGapE):
     """Shared set-up of the two GIFA agents (parameters, m, the pair indices, the answer).
 
@@ -58,15 +69,19 @@ class _TopMGap(LinGapE):
     B_{i,j}(t) = μ̂_i − μ̂_j + C_t ‖x_i − x_j‖_{A_t⁻¹}, with ‖x_i − x_j‖²_{A⁻¹} = d_i + d_j − 2 G_ij
     (d = diag(G), G = X A⁻¹ Xᵀ) and C_t the confidence width of LinGapE (σ√(2β(t, δ)) in the
     paper's notation). On the event of the width, B_{i,j}(t) ≥ μ_i − μ_j for all pairs and all t.
+
+    After ``reset``, ``epsilon`` (LinGapE's name for its stopping tolerance) holds the resolved
+    ``tolerance``.
     """
 
     capabilities = AgentCapabilities(
         tasks=frozenset({"all_eps_good"}),
         settings=frozenset({"fixed_confidence"}),
         structures=frozenset({"linear"}),
-        extras={"multiplicative": {False}},
+        extras={"multiplicative": frozenset({False})},
     )
-    _selections: ClassVar[tuple[str, ...]] = ("greedy", "ratio")
+    parameters = _top_m_parameters(LINGAPE_SELECTIONS)
+    parameter_rules = (THETA_BOUND_RULE,)
 
     def __init__(
         self,
@@ -86,11 +101,6 @@ class _TopMGap(LinGapE):
         self.tolerance = tolerance
         self.answer = answer
 
-    @property
-    def epsilon(self) -> float:
-        """LinGapE's name for the stopping tolerance (``tolerance``, resolved at reset)."""
-        return getattr(self, "_tolerance_value", self.tolerance)
-
     # ------------------------------------------------------------------ episode set-up
 
     def _on_reset(self, spec: ProblemSpec) -> None:
@@ -98,7 +108,7 @@ class _TopMGap(LinGapE):
         if k < 2:
             raise InvalidParameterError(f"{who}: a top-m problem needs K >= 2 arms; got {k}.")
         m = self.m
-        if isinstance(m, str) and m == "hint":
+        if isinstance(m, str):  # "hint"
             if "m_hint" not in spec.extras:
                 raise InvalidParameterError(
                     f"{who}: m='hint' reads ProblemSpec.extras['m_hint'] (the expected number of "
@@ -106,55 +116,30 @@ class _TopMGap(LinGapE):
                     "or m=None."
                 )
             m = int(min(max(round(float(spec.extras["m_hint"])), 1), k - 1))
-        if m is not None and (
-            isinstance(m, bool) or not isinstance(m, (int, np.integer)) or not 1 <= m <= k - 1
-        ):
+        elif m is not None and m > k - 1:
             raise InvalidParameterError(
-                f"{who}: m must be None (re-estimated as the size of the empirical eps-good "
-                f"set), 'hint' or an integer in [1, K - 1] = [1, {k - 1}] (the size of the "
-                f"top-m answer); got {m!r}."
-            )
-        if self.answer not in ANSWERS:
-            raise InvalidParameterError(
-                f"{who}: answer must be one of {list(ANSWERS)}; got {self.answer!r}."
-            )
-        if self.selection not in self._selections:
-            raise InvalidParameterError(
-                f"{who}: selection must be one of {list(self._selections)}; got {self.selection!r}."
+                f"{who}: m (the size of the top-m answer) must be at most K - 1 = {k - 1} on this "
+                f"problem; got {m!r}."
             )
         tol = self.tolerance
-        if isinstance(tol, str) and tol == "epsilon":
+        if isinstance(tol, str):  # "epsilon": the task's
             tol = float(spec.epsilon) if spec.epsilon is not None else 0.0
-        if (
-            isinstance(tol, bool)
-            or not isinstance(tol, (int, float))
-            or not (math.isfinite(tol) and tol >= 0)
-        ):
-            raise InvalidParameterError(
-                f"{who}: tolerance must be a finite float >= 0 (the epsilon of (eps, m)-"
-                f"identification; 0 for exact top-m) or 'epsilon' (the task's); got {tol!r}."
-            )
-        self._tolerance_value = float(tol)
-        sel = self.selection
-        if sel not in LINGAPE_SELECTIONS:  # LinGapE checks its own two rules; ours is in select()
-            self.selection = "greedy"
-        try:
-            super()._on_reset(spec)
-        finally:
-            self.selection = sel
-        self._m = None if m is None else int(m)
+        # LinGapE's stopping tolerance ε: here ``tolerance``, resolved (LinGapE reads it at reset)
+        self.epsilon = float(tol)
+        super()._on_reset(spec)
+        self._top_m = None if m is None else int(m)
         self._task_eps = float(spec.epsilon) if spec.epsilon is not None else 0.0
         self._prune = k > PRUNE_ABOVE
         self._in_j = np.zeros(k, dtype=bool)
         # the K×K pair indices of the dense path (small K only)
-        self._dense = None if self._prune else np.empty((k, k))
+        self._dense: np.ndarray | None = None if self._prune else np.empty((k, k))
 
     # ------------------------------------------------------------------ shared statistics
 
     def _current_m(self) -> int:
         """m, or m̂ = |{i : μ̂_i ≥ max μ̂ − ε}| capped at K − 1 when m is None."""
-        if self._m is not None:
-            return self._m
+        if self._top_m is not None:
+            return self._top_m
         mu = self._means
         count = int(np.count_nonzero(mu >= mu.max() - self._task_eps))
         return min(count, self.n_arms - 1)
@@ -168,6 +153,7 @@ class _TopMGap(LinGapE):
         if rows is None and self._full:
             out = np.multiply(h[:, :q], -2.0, out=self._dense)
         elif self._full:
+            assert rows is not None and cols is not None  # both given, or neither
             out = h[np.ix_(rows, cols)] * -2.0
         else:
             w = h[:, :q] if rows is None else h[rows, :q]
@@ -192,14 +178,14 @@ class _TopMGap(LinGapE):
     def _fallback_answer(self) -> Answer:
         """During the first round: the same rule on the sample means of the pulled arms."""
         if self.t == 0:
-            return frozenset(range(self._m or 1))
+            return frozenset(range(self._top_m or 1))
         pulled = self.counts > 0
         means = np.where(pulled, self.sums[:, 0] / np.maximum(self.counts, 1), -np.inf)
         top = means.max()
-        if self._m is None or self.answer == "eps_rule":
+        if self._top_m is None or self.answer == "eps_rule":
             return frozenset(int(i) for i in np.flatnonzero(means >= top - self._task_eps))
         order = np.argsort(-means, kind="stable")
-        return frozenset(int(i) for i in order[: self._m])
+        return frozenset(int(i) for i in order[: self._top_m])
 
     def recommend(self) -> Answer:
         """The answer: J(t) (``answer="top_m"``, the paper's output) or the ε-rule.
@@ -225,18 +211,19 @@ class MLinGapE(_TopMGap):
     * **Pair**: b_t = argmax_{j ∈ J(t)} max_{i ∉ J(t)} B_{i,j}(t) (the most ambiguous member of
       J(t)), c_t = argmax_{i ∉ J(t)} B_{i,b_t}(t) (its strongest challenger), and
       B(t) = B_{c_t,b_t}(t) = max_{j ∈ J, i ∉ J} B_{i,j}(t).
-    * **Stopping**: B(t) ≤ ``tolerance`` (0, as the LinFACT paper's adaptation uses exact top-m,
-      spec 002 §5 item 17). On the event of the width every i ∉ J then has μ_i ≤ μ_j + tolerance
-      for every j ∈ J, so J(t) is a correct (ε, m) answer with probability ≥ 1 − δ.
+    * **Stopping**: B(t) ≤ ``tolerance`` (default 0, exact top-m: Li et al. do not give the
+      tolerance of their adaptation). On the event of the width every i ∉ J then has
+      μ_i ≤ μ_j + tolerance for every j ∈ J, so J(t) is a correct (ε, m) answer with
+      probability ≥ 1 − δ.
     * **Sampling** for the direction y_t = x_{b_t} − x_{c_t}: LinGapE's ``"greedy"`` rule
       argmin_a ‖y_t‖_{(A_t + x_a x_aᵀ)⁻¹} (the default of the authors' experiments) or its
       ``"ratio"`` rule (track the optimal design of the single direction y_t).
     * With m = 1, J(t) = {argmax μ̂}, b_t = LinGapE's i_t, c_t its j_t and B(t) its gap index:
       m-LinGapE is LinGapE (tested).
 
-    **All ε-good arms** (spec 002 §2.9): the paper gives top-m algorithms only E[m̃] and scores
-    their answer J(t) (paper L529–L531; its ε-rule on the estimates is stated for the fixed-budget
-    best-arm baselines only), so ``answer="top_m"`` is the default; ``"eps_rule"`` returns
+    **All ε-good arms** (Li et al. 2025, Sec. 7): the paper gives top-m algorithms only E[m̃] and
+    scores their answer J(t) (its ε-rule on the estimates is stated for the fixed-budget best-arm
+    baselines only), so ``answer="top_m"`` is the default; ``"eps_rule"`` returns
     {i : μ̂_i ≥ max μ̂ − ε} on the final estimates instead. With ``m=None`` the agent runs on any
     all-ε-good problem: m is re-estimated before every decision as m̂(t) = |{i : μ̂_i ≥ max μ̂ − ε}|
     (capped at K − 1), so that J(t) is the empirical ε-good set and the stopping rule certifies
@@ -269,13 +256,18 @@ class MLinGapE(_TopMGap):
     """
 
     card = AgentCard(
-        summary="top-m LinGapE: gap index over J(t) x J(t)^c, greedy/ratio sampling of x_b - x_c, answers the top-m set (m given, or re-estimated as the empirical eps-good set size); proven self-normalised width by default",
-        paper="Réda, Kaufmann & Delahaye-Duriez, AISTATS 2021 (adapted as in Li, Ma, Hua & Zhu)",
+        summary="Top-m LinGapE: gap index over the pairs of J(t) x J(t)^c, greedy or ratio "
+        "sampling of the chosen pair's direction; answers the top-m set (m given, or the size of "
+        "the empirical eps-good set). Proven self-normalised width by default",
+        paper="Réda, Kaufmann & Delahaye-Duriez, Top-m identification for linear bandits, "
+        "AISTATS 2021 (m-LinGapE); adapted to all eps-good arms as in Li, Ma, Hua & Zhu, arXiv "
+        "2510.00073 (2025), Sec. 7",
         heuristics=(
             Heuristic(
                 "m",
                 lambda v: v is None,
-                "top-m with m re-estimated as the empirical epsilon-good set size; right only when that estimate is |G_eps| at stopping (default)",
+                "top-m with m re-estimated as the empirical epsilon-good set size; right only "
+                "when that estimate is |G_eps| at stopping (default)",
             ),
             Heuristic("confidence", lambda v: v == "heuristic", "LinGapE's heuristic width"),
         ),
@@ -284,13 +276,13 @@ class MLinGapE(_TopMGap):
     def _decide(self) -> None:
         """J(t), (b_t, c_t) and B(t) = max_{j ∈ J, i ∉ J} B_{i,j}(t)."""
         mu, k = self._means, self.n_arms
-        if self._m is None:  # J(t) = the empirical eps-good set, at most K − 1 arms
+        if self._top_m is None:  # J(t) = the empirical eps-good set, at most K − 1 arms
             in_j = mu >= mu.max() - self._task_eps
             if in_j.all():
                 in_j[int(np.argmin(mu))] = False
         else:
             in_j = np.zeros(k, dtype=bool)
-            in_j[np.argsort(-mu, kind="stable")[: self._m]] = True
+            in_j[np.argsort(-mu, kind="stable")[: self._top_m]] = True
         c = self._width()
         j_set = in_j.nonzero()[0]
         if self._prune:
@@ -361,19 +353,24 @@ class LinGIFA(_TopMGap):
     """
 
     card = AgentCard(
-        summary="linear UGapE-like top-m: arm index = m-th largest pair index, J(t) = the m smallest, greedy/ratio/largest-variance sampling; m given or re-estimated; proven width",
-        paper="Réda, Kaufmann & Delahaye-Duriez, AISTATS 2021 (adapted as in Li, Ma, Hua & Zhu)",
+        summary="Linear UGapE-like top-m: the index of an arm is the m-th largest of its pair "
+        "indices and J(t) holds the m smallest; greedy, ratio or largest-variance sampling, m "
+        "given or re-estimated, proven width",
+        paper="Réda, Kaufmann & Delahaye-Duriez, Top-m identification for linear bandits, "
+        "AISTATS 2021 (LinGIFA); adapted to all eps-good arms as in Li, Ma, Hua & Zhu, arXiv "
+        "2510.00073 (2025), Sec. 7",
         heuristics=(
             Heuristic(
                 "m",
                 lambda v: v is None,
-                "top-m with m re-estimated as the empirical epsilon-good set size; right only when that estimate is |G_eps| at stopping (default)",
+                "top-m with m re-estimated as the empirical epsilon-good set size; right only "
+                "when that estimate is |G_eps| at stopping (default)",
             ),
             Heuristic("confidence", lambda v: v == "heuristic", "LinGapE's heuristic width"),
         ),
     )
 
-    _selections: ClassVar[tuple[str, ...]] = ("greedy", "ratio", "largest_variance")
+    parameters = _top_m_parameters((*LINGAPE_SELECTIONS, "largest_variance"))
 
     def _decide(self) -> None:
         """B_j(t) for the arms that matter, J(t), (b_t, c_t) and max_{j ∈ J} B_j(t)."""

@@ -12,8 +12,8 @@ correlated through the shared θ) and spend a fixed budget; they differ in the s
   experiments in drug discovery"), computed exactly.
 
 Both solve best-arm identification (answer: the arm of largest posterior mean) and, as adapted
-by Li, Ma, Hua & Zhu (spec 002 §2.9 items 4–5, L529–L531), the all-ε-good task: at the end of
-the budget they return ``{i : μ̂_i ≥ max_j μ̂_j − ε}`` with μ̂ the posterior means.
+by Li, Ma, Hua & Zhu (2025, Sec. 7) for their all-ε-good benchmark, the all-ε-good task: at the
+end of the budget they return ``{i : μ̂_i ≥ max_j μ̂_j − ε}`` with μ̂ the posterior means.
 
 Shared math written here once: :class:`GaussianLinearPosterior` (Kalman / Bayesian linear
 regression with rank-one updates, O(K r + r²) a pull) and the exact knowledge gradient of a
@@ -30,6 +30,7 @@ import numpy as np
 from scipy.special import erfcx
 
 from agents.base import AgentCard, BaseAgent
+from agents.common.params import Array, Choice, Is, Real
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
 from bandit_envs.core.tasks import AllEpsilonGood, BestArm
@@ -62,8 +63,8 @@ class GaussianLinearPosterior:
 
     Model: θ ~ N(m₀, η² I), y = z_aᵀθ + N(0, λ) for a pull of arm a. Work happens in the
     coordinates of an orthonormal basis of the span of the arms (``z`` from
-    :func:`bandit_envs.theory.linalg.reduce_features`): the prior of the projected parameter is again
-    N(Uᵀm₀, η² I) and the means are unchanged, so the posterior of μ is exact.
+    :func:`bandit_envs.theory.linalg.reduce_features`): the prior of the projected parameter is
+    again N(Uᵀm₀, η² I) and the means are unchanged, so the posterior of μ is exact.
 
     A pull of arm a with outcome y is the Kalman (rank-one) update, with s = S z_a and
     d = λ + z_aᵀ S z_a (Frazier, Powell & Dayanik 2009, eq. (4)–(5)):
@@ -399,42 +400,29 @@ class _BayesFixedBudget(BaseAgent):
     )
     #: whether the posterior keeps the K×K covariance of the means.
     _full_cov = False
+    parameters = {"prior_mean": Real() | Array(ndim=1), "prior_std": Real(gt=0)}
 
     def __init__(self, prior_mean: float | np.ndarray = 0.0, prior_std: float = 1.0) -> None:
         self.prior_mean = prior_mean
         self.prior_std = prior_std
 
-    def _check_prior(self, h: int) -> tuple[np.ndarray, float]:
-        name = self.name
-        eta = self.prior_std
-        if (
-            isinstance(eta, bool)
-            or not isinstance(eta, numbers.Real)
-            or not (math.isfinite(eta) and eta > 0)
-        ):
-            raise InvalidParameterError(
-                f"{name}: prior_std must be a finite number > 0; got {eta!r}."
-            )
+    def _prior(self, h: int) -> tuple[np.ndarray, float]:
+        """m₀ with one entry per feature (a number is repeated) and η, as floats."""
         m0 = self.prior_mean
-        if isinstance(m0, numbers.Real) and not isinstance(m0, bool):
+        if isinstance(m0, numbers.Real):  # a bool is refused by the constraints
             arr = np.full(h, float(m0))
         else:
-            try:
-                arr = np.array(m0, dtype=np.float64).reshape(-1)
-            except (TypeError, ValueError):
-                arr = np.array([np.nan])
+            arr = np.array(m0, dtype=np.float64).reshape(-1)
             if arr.shape != (h,):
                 raise InvalidParameterError(
-                    f"{name}: prior_mean must be a number or an array of {h} numbers (one per "
-                    f"feature); got {m0!r}."
+                    f"{self.name}: prior_mean must have one entry per feature ({h} here); got "
+                    f"{m0!r}."
                 )
-        if not np.all(np.isfinite(arr)):
-            raise InvalidParameterError(f"{name}: prior_mean must be finite; got {m0!r}.")
-        return arr, float(eta)
+        return arr, float(self.prior_std)
 
     def _on_reset(self, spec: ProblemSpec) -> None:
         features = np.eye(spec.n_arms) if spec.features is None else spec.features
-        m0, eta = self._check_prior(features.shape[1])
+        m0, eta = self._prior(features.shape[1])
         z, u = reduce_features(features)
         noise = 1.0 if spec.noise_std is None else float(np.max(spec.noise_std))
         self._eta = eta
@@ -442,11 +430,14 @@ class _BayesFixedBudget(BaseAgent):
         self._post = GaussianLinearPosterior(
             z, u.T @ m0, eta * eta, self._noise_var, full_cov=self._full_cov
         )
+        self._rule: AllEpsilonGood | BestArm
         if spec.task == "all_eps_good":
             eps = check_nonnegative(spec.epsilon, "ProblemSpec.epsilon", self.name)
             self._rule = AllEpsilonGood(eps, bool(spec.extras.get("multiplicative", False)))
+            self._task_eps = eps
         else:
             self._rule = BestArm()
+            self._task_eps = 0.0
         self._chosen_t, self._chosen = -1, 0
 
     def _on_observe(self, arm: int, outcome: np.ndarray) -> None:
@@ -509,7 +500,7 @@ class BayesGap(_BayesFixedBudget):
 
     **Answer** (fixed budget T). Best arm: argmax μ̂ (``recommendation="posterior_mean"``,
     default) or the paper's Ω_T = J_t at the pull with the smallest B_{J_t}(t)
-    (``"min_gap"``). All ε-good (Li et al.'s adaptation, spec 002 §2.9 item 4, whatever
+    (``"min_gap"``). All ε-good (Li et al.'s adaptation, 2025, Sec. 7, whatever
     ``recommendation`` says): {i : μ̂_i ≥ max μ̂ − ε} at the end of the budget.
 
     Cost: O(K r + r²) a pull (rank-one posterior update and O(K) indices).
@@ -525,9 +516,20 @@ class BayesGap(_BayesFixedBudget):
     """
 
     card = AgentCard(
-        summary="fixed budget, Bayesian gap-based sampling with a Gaussian linear belief (correlated posterior of the means); answers the best arm, or the eps-rule on the posterior means for all eps-good problems",
-        paper="Hoffman, Shahriari & de Freitas, AISTATS 2014, Alg. 1 (adapted as in Li, Ma, Hua & Zhu)",
+        summary="Fixed budget: Bayesian gap-based (UGapE-like) sampling with a Gaussian linear "
+        "belief, so that the posterior means are correlated. Answers the best arm, or the "
+        "eps-rule on the posterior means for all-eps-good problems",
+        paper="Hoffman, Shahriari & de Freitas, On correlation and budget constraints in "
+        "model-based bandit optimization, AISTATS 2014, Algorithm 1; all-eps-good answer as in "
+        "Li, Ma, Hua & Zhu, arXiv 2510.00073 (2025), Sec. 7",
     )
+
+    parameters = {
+        "beta": Is(None) | Real(gt=0),
+        "gap_epsilon": Is(None) | Real(ge=0),
+        "recommendation": Choice("posterior_mean", "min_gap"),
+        **_BayesFixedBudget.parameters,
+    }
 
     def __init__(
         self,
@@ -543,33 +545,18 @@ class BayesGap(_BayesFixedBudget):
         self.recommendation = recommendation
 
     def _on_reset(self, spec: ProblemSpec) -> None:
-        name = self.name
-        b = self.beta
-        if b is not None and (
-            isinstance(b, bool)
-            or not isinstance(b, numbers.Real)
-            or not (math.isfinite(b) and b > 0)
-        ):
-            raise InvalidParameterError(f"{name}: beta must be None or a number > 0; got {b!r}.")
-        if self.gap_epsilon is not None:
-            check_nonnegative(self.gap_epsilon, "gap_epsilon", name)
-        if self.recommendation not in ("posterior_mean", "min_gap"):
-            raise InvalidParameterError(
-                f"{name}: recommendation must be 'posterior_mean' or 'min_gap'; got "
-                f"{self.recommendation!r}."
-            )
         super()._on_reset(spec)
         if self.gap_epsilon is not None:
             self._gap_eps = float(self.gap_epsilon)
         else:
-            self._gap_eps = float(spec.epsilon) if spec.task == "all_eps_good" else 0.0
+            self._gap_eps = self._task_eps  # the problem's ε for all ε-good, 0 for best arm
         z = self._post.z
         norms = np.einsum("ij,ij->i", z, z)
         # H_kε = max(½(Δ̂_k + ε), ε), floored far below any mean scale (ε = 0, Δ̂_k = 0)
         scale = self._eta * math.sqrt(float(norms.max())) + float(np.max(np.abs(self._post.mu)))
         self._h_floor = max(self._gap_eps, 1e-12 * max(scale, 1e-300))
         kappa = float(np.sum(1.0 / norms[norms > 0]))
-        k, budget = spec.n_arms, int(spec.budget)
+        k, budget = spec.n_arms, self._require_budget()
         self._beta_num = max(budget - k, 0) / self._noise_var + kappa / self._eta**2
         self._beta_t = math.inf
         self._min_gap = math.inf
@@ -621,8 +608,9 @@ class KGCB(_BayesFixedBudget):
     """Knowledge gradient with correlated beliefs (Frazier, Powell & Dayanik 2009; KGCB).
 
     Negoescu, Frazier & Powell (2011) apply KGCB to a linear (Free–Wilson) belief model, which is
-    what this agent does: θ ~ N(m₀, η²I) (default N(0, I), spec 002 §5 item 16), Gaussian noise
-    of the problem's σ, so the means μ = Zθ have a correlated Gaussian belief N(μⁿ, Σⁿ).
+    what this agent does: θ ~ N(m₀, η²I) (default N(0, I): Li et al. do not give their prior),
+    Gaussian noise of the problem's σ, so the means μ = Zθ have a correlated Gaussian belief
+    N(μⁿ, Σⁿ).
 
     **Sampling**: measure x_n = argmax_x ν_x,
     ν_x = E[max_i μ_i^{n+1} | x] − max_i μ_i^n, computed exactly by the piecewise-linear
@@ -632,8 +620,8 @@ class KGCB(_BayesFixedBudget):
     the episode's generator. The belief is updated by the Kalman rank-one formulas
     (:class:`GaussianLinearPosterior`, full K×K covariance).
 
-    **Answer** (fixed budget T): best arm: argmax μⁿ; all ε-good (Li et al.'s adaptation, spec 002
-    §2.9 item 5): {i : μ_iⁿ ≥ max μⁿ − ε}.
+    **Answer** (fixed budget T): best arm: argmax μⁿ; all ε-good (Li et al.'s adaptation, 2025,
+    Sec. 7): {i : μ_iⁿ ≥ max μⁿ − ε}.
 
     Cost per pull: O(K² log K) for the sort plus O(K²) per pruning round of the envelope
     (a few rounds in practice), and O(K² + K r) for the update.
@@ -645,8 +633,12 @@ class KGCB(_BayesFixedBudget):
     """
 
     card = AgentCard(
-        summary="fixed budget, knowledge gradient with correlated beliefs (exact piecewise-linear expectation) under a Gaussian linear belief; best arm or the eps-rule on the posterior",
-        paper="Frazier, Powell & Dayanik 2009; Negoescu, Frazier & Powell 2011 (Free-Wilson beliefs; adapted as in Li, Ma, Hua & Zhu,)",
+        summary="Fixed budget: knowledge gradient with correlated beliefs under a Gaussian linear "
+        "belief, computed exactly. Answers the best arm, or the eps-rule on the posterior means "
+        "for all-eps-good problems",
+        paper="Frazier, Powell & Dayanik, INFORMS J. Computing 2009 (KGCB, Sec. 4); Negoescu, "
+        "Frazier & Powell, INFORMS J. Computing 2011 (linear beliefs); all-eps-good answer as "
+        "in Li, Ma, Hua & Zhu, arXiv 2510.00073 (2025), Sec. 7",
     )
 
     _full_cov = True

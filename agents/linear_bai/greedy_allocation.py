@@ -1,21 +1,21 @@
-"""Shared machinery of the Soare, Lazaric & Munos (2014) agents (spec 001 §2.0, §2.6).
+"""Shared machinery of the Soare, Lazaric & Munos (NIPS 2014) agents: greedy designs, tracking.
 
 * :func:`greedy_scores` / :func:`select_greedy` / :func:`greedy_pick`: the incremental greedy
   design step ``argmin_x max_v w_v vᵀ(A + x xᵀ)⁻¹v`` (App. C, Eq. 22 and Eq. 26) with
-  Sherman–Morrison scores, vectorised over arms and targets, and the lexicographic tie-breaking
-  rule of spec 001 §2.0 "Tie-breaking".
+  Sherman–Morrison scores, vectorised over arms and targets, and a lexicographic tie-break (the
+  paper does not say how ties are broken; see :func:`select_greedy`).
 * :class:`GreedyState`: the same step with ``O(mK + K²)`` rank-one updates of the score
   ingredients, for long reward-independent greedy sequences.
 * :class:`GreedySequence` (+ a small per-process memo, :func:`cached_greedy_sequence`): the
   deterministic greedy pull sequence of a static allocation, with cumulative counts.
 * :func:`adams_next` / :func:`adams_counts`: tracking of a design by Adams' rule
-  "pull argmin_i T_i / w_i" (spec 001 §2.6, the sequential form of Pukelsheim's efficient rounding),
-  one pull at a time or in closed form.
+  "pull argmin_i T_i / w_i" (the sequential form of the efficient rounding of Pukelsheim 2006,
+  ch. 12, which App. C uses), one pull at a time or in closed form.
 * :class:`GramState`: least squares with Sherman–Morrison updates (App. C Eq. 22) and exact
   refreshes, on per-arm counts and reward sums.
 * :func:`initial_arms`, :func:`empirical_stop`, :func:`non_dominated`: the initialisation
-  (spec 001 §2.0 "Initialization"), the empirical stopping rule (Eq. 11) and the elimination rule
-  (Lemma 4, Eq. 16).
+  (one pull of each arm of a spanning set, as in Sec. 6), the empirical stopping rule (Eq. 11)
+  and the elimination rule (Lemma 4, Eq. 16).
 
 Everything works in the coordinates of an orthonormal basis of the span of the arms
 (:func:`bandit_envs.theory.linalg.reduce_features`), so rank-deficient features are fine.
@@ -23,17 +23,16 @@ Everything works in the coordinates of an orthonormal basis of the span of the a
 
 from __future__ import annotations
 
-import collections
 import math
-from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import NDArray
 
+from agents.common.design_cache import DesignMemo
+
 __all__ = [
     "TIE_RTOL",
     "GreedyPhase",
-    "Memo",
     "SequencePlan",
     "TrackingPlan",
     "next_check",
@@ -55,9 +54,10 @@ __all__ = [
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
 
-#: relative tolerance of the tie-breaking rule (spec 001 §2.0 and §5.1 item 3).
+#: relative tolerance of the tie-breaking rule of :func:`select_greedy` (our choice).
 TIE_RTOL = 1e-9
-#: rank-one updates between two exact re-inversions (spec 001 §2.0, "my note").
+#: rank-one updates between two exact re-inversions (our choice: it stops the round-off of the
+#: Sherman–Morrison updates from drifting over 10⁶-pull runs).
 REFRESH_EVERY = 10_000
 
 
@@ -67,7 +67,7 @@ def greedy_scores(
 ) -> FloatArray:
     """Scores ``w_i · v_iᵀ(A + x xᵀ)⁻¹v_i`` for every target ``v_i`` and candidate arm ``x``.
 
-    Sherman–Morrison (spec 001 App. C Eq. 22, §2.0): with ``B = A⁻¹``,
+    Sherman–Morrison (Soare et al. 2014, App. C, Eq. 22): with ``B = A⁻¹``,
     ``vᵀ(A + xxᵀ)⁻¹v = vᵀBv − (vᵀBx)²/(1 + xᵀBx)``; vectorised as ``P = V B Xᵀ`` (m×K),
     ``q = diag(V B Vᵀ)``, ``s = diag(X B Xᵀ)``. Cost ``O((m + K) d K)``.
 
@@ -92,14 +92,16 @@ def greedy_scores(
 
 
 def select_greedy(scores: FloatArray, rtol: float = TIE_RTOL) -> int:
-    """``argmin_x max_i scores[i, x]`` with the lexicographic tie-breaking of spec 001 §2.0.
+    """``argmin_x max_i scores[i, x]`` with a lexicographic tie-break (the paper leaves ties open).
 
     Candidates whose max is within ``rtol`` (relative) of the best are compared on their
     descending-sorted vector of target scores: second largest, then third largest, …, each
     level with the same relative tolerance (plus an absolute floor of ``rtol²`` times the best
-    max, for scores that are numerically zero); remaining ties go to the lowest index. This
-    avoids the "pull e₁ forever" failure of first-index tie-breaking on the paper's instance
-    (spec 001 §2.0, §6 item 9).
+    max, for scores that are numerically zero); remaining ties go to the lowest index. Exact
+    ties are the norm on the instance of Soare et al.'s Sec. 6 (with A = I every candidate
+    leaves some target at the current max), and first-index tie-breaking then pulls e₁ forever
+    for both G and XY; with this rule e₂, …, e_d get equal counts and e₁ shares its slot with
+    the near-duplicate arm.
 
     Args:
         scores: shape (m, K), e.g. from :func:`greedy_scores`.
@@ -149,7 +151,7 @@ def greedy_pick(
     """One greedy design step ``argmin_x max_v w_v vᵀ(A + xxᵀ)⁻¹v`` (Eq. 22 / Eq. 26).
 
     G-allocation: targets = arms; XY-allocation: targets = pairwise differences; XY-Adaptive:
-    the active differences; oracle: ``x* − x`` with ``w = 1/Δ²`` (spec 001 §2.0).
+    the active differences (Eq. 17); oracle: ``x* − x`` with ``w = 1/Δ²`` (Eq. 5).
     """
     return select_greedy(greedy_scores(inv, arms, targets, weights), rtol)
 
@@ -160,13 +162,13 @@ def _sym_inverse(a: FloatArray) -> FloatArray:
 
 
 class GreedyState:
-    """The greedy design step with rank-one updates of its ingredients (spec 001 §2.0).
+    """The greedy design step with rank-one updates of its ingredients (App. C, Eq. 22).
 
     Keeps ``P = V B Xᵀ``, ``q = diag(V B Vᵀ)`` and ``G = X B Xᵀ`` for the current
     ``B = A⁻¹``; pulling arm ``a`` updates them in ``O(mK + K²)`` (with ``u = B x_a``:
     ``P ← P − P[:, a] G[a]/(1 + G_aa)``, ``q ← q − P[:, a]²/(1 + G_aa)``,
     ``G ← G − G[:, a] G[a]/(1 + G_aa)``), and everything is recomputed exactly from the counts
-    every :data:`REFRESH_EVERY` pulls (drift control, spec 001 §2.0).
+    every :data:`REFRESH_EVERY` pulls (drift control).
 
     Args:
         arms: candidate arms, shape (K, d) (reduced coordinates).
@@ -247,8 +249,8 @@ class GreedyState:
 class GreedySequence:
     """The reward-independent greedy pull sequence of a static allocation, extended lazily.
 
-    The sequence starts with one pull of each initial arm (in index order, spec 001 §2.0
-    "Initialization") and continues with :meth:`GreedyState.step`. Cumulative counts are stored
+    The sequence starts with one pull of each initial arm (in index order, see
+    :func:`initial_arms`) and continues with :meth:`GreedyState.step`. Cumulative counts are stored
     every ``1024`` pulls so that :meth:`counts_at` costs ``O(K + 1024)``.
 
     Args:
@@ -318,8 +320,8 @@ class GreedySequence:
         return self._seq[start:stop].copy()
 
 
-_SEQUENCES: collections.OrderedDict[tuple, GreedySequence] = collections.OrderedDict()
-_SEQUENCES_MAX = 6
+#: the greedy sequences of the last few instances (a sequence is extended as episodes need it).
+_SEQUENCES = DesignMemo(maxsize=6)
 
 
 def cached_greedy_sequence(
@@ -327,10 +329,10 @@ def cached_greedy_sequence(
 ) -> GreedySequence:
     """A per-process memo of :class:`GreedySequence` (static allocations are deterministic).
 
-    The greedy sequence of a static allocation is a deterministic function of the instance
-    (spec 001 §2.0, §6 item 8), so episodes on the same instance share it: it is computed once
-    per process, which makes 10⁶-pull static runs affordable. Keyed on the exact bytes of the
-    inputs; the few most recent sequences are kept.
+    The greedy sequence of a static allocation does not depend on the rewards, so it is a
+    deterministic function of the instance and the episodes on one instance share it: it is
+    computed once per process, which makes 10⁶-pull static runs affordable. Keyed on the exact
+    bytes of the inputs; the few most recent sequences are kept.
     """
     key = (
         arms.shape,
@@ -340,52 +342,20 @@ def cached_greedy_sequence(
         None if weights is None else weights.tobytes(),
         tuple(int(i) for i in init),
     )
-    seq = _SEQUENCES.get(key)
-    if seq is None:
-        seq = GreedySequence(arms, targets, weights, init)
-        _SEQUENCES[key] = seq
-        while len(_SEQUENCES) > _SEQUENCES_MAX:
-            _SEQUENCES.popitem(last=False)
-    else:
-        _SEQUENCES.move_to_end(key)
-    return seq
-
-
-class Memo:
-    """A small per-process LRU memo for deterministic, expensive results (designs, phases)."""
-
-    def __init__(self, size: int = 32) -> None:
-        self._data: collections.OrderedDict[tuple, object] = collections.OrderedDict()
-        self._size = size
-
-    def get(self, key: tuple, compute: Callable[[], object]) -> object:
-        """The memoised value of ``key``, computed by ``compute()`` on a miss."""
-        if key in self._data:
-            self._data.move_to_end(key)
-            return self._data[key]
-        value = compute()
-        self._data[key] = value
-        while len(self._data) > self._size:
-            self._data.popitem(last=False)
-        return value
-
-    def peek(self, key: tuple) -> object | None:
-        """The memoised value of ``key`` or None (no computation)."""
-        return self._data.get(key)
-
-    def put(self, key: tuple, value: object) -> None:
-        """Store ``value`` under ``key``."""
-        self._data[key] = value
-        while len(self._data) > self._size:
-            self._data.popitem(last=False)
+    sequence: GreedySequence = _SEQUENCES.get(
+        key, lambda: GreedySequence(arms, targets, weights, init)
+    )
+    return sequence
 
 
 # --------------------------------------------------------------------------- design tracking
 def adams_next(counts: IntArray, weights: FloatArray, support: NDArray[np.intp]) -> int:
     """The next pull of Adams tracking: ``argmin_{i ∈ supp} T_i / w_i``, lowest index on ties.
 
-    Spec 001 §2.6: started from zero counts this is Pukelsheim's efficient rounding; started
-    from the initialisation counts it tracks the design after the initial pulls.
+    Started from zero counts this is Pukelsheim's efficient rounding (the procedure of Soare et
+    al.'s App. C, whose printed text has index typos; we checked on random designs that the two
+    agree pull for pull); started from the initialisation counts it tracks the design after the
+    initial pulls.
     """
     keys = counts[support] / weights[support]
     return int(support[int(np.argmin(keys))])
@@ -450,7 +420,7 @@ class GramState:
     """Least squares on per-arm counts and reward sums, with Sherman–Morrison updates.
 
     ``A = η I + Σ_k n_k z_k z_kᵀ``, ``b = Σ_k z_k s_k`` (``s_k`` the reward sum of arm k),
-    ``θ̂ = A⁻¹ b`` (OLS for η = 0, ridge otherwise; spec 001 §1.3). Single pulls update
+    ``θ̂ = A⁻¹ b`` (OLS for η = 0, the ridge estimate of Prop. 2 otherwise). Single pulls update
     ``B = A⁻¹`` by Sherman–Morrison (App. C Eq. 22), batches (and every
     :data:`REFRESH_EVERY` single pulls) recompute it exactly. ``B`` is ``None`` until ``A`` is
     invertible.
@@ -535,9 +505,10 @@ class GramState:
 
 # --------------------------------------------------------------------------- rules
 def initial_arms(features: FloatArray, z: FloatArray) -> IntArray:
-    """One pull of each of these arms initialises every agent (spec 001 §2.0, §5.1 item 5).
+    """One pull of each of these arms initialises every agent (OLS needs an invertible A).
 
-    The canonical basis when the arms contain it (the paper's choice, L199 / App. E), otherwise
+    The canonical basis when the arms contain it (the paper's choice: "pulling once each
+    canonical arm", Sec. 6, which the counts of App. E show for every algorithm), otherwise
     ``r = rank`` linearly independent arms chosen by pivoted Gram–Schmidt on the reduced
     features (largest residual first, lowest index on ties).
 
@@ -575,7 +546,7 @@ def initial_arms(features: FloatArray, z: FloatArray) -> IntArray:
 
 
 def pair_indices(active: NDArray[np.intp]) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
-    """Unordered pairs ``(i, j)``, ``i < j``, of the given arm indices (the set 𝒴, spec §1.1)."""
+    """Unordered pairs ``(i, j)``, ``i < j``, of the given arm indices (the set 𝒴 up to sign)."""
     a, b = np.triu_indices(active.size, 1)
     return active[a], active[b]
 
@@ -587,7 +558,7 @@ def empirical_stop(
     beta: float,
     arms: NDArray[np.intp] | None = None,
 ) -> int | None:
-    """The empirical stopping rule (Eq. 11, spec 001 §2.0): the arm to return, or None.
+    """The empirical stopping rule (Eq. 11, Lemma 3): the arm to return, or None.
 
     Stop iff the empirical best ``x̂ = Π(θ̂)`` (the only possible candidate) satisfies, for all
     ``x' ≠ x̂``, ``β‖x̂ − x'‖_{A⁻¹} ≤ (x̂ − x')ᵀθ̂`` with a positive gap (the gap condition only
@@ -621,11 +592,12 @@ def non_dominated(
     beta: float,
     diffs: FloatArray | None = None,
 ) -> NDArray[np.bool_]:
-    """Arms not dominated under (θ̂, A) (Lemma 4, Eq. 16; spec 001 §2.0 "Dominance").
+    """Arms not dominated under (θ̂, A) (Lemma 4, Eq. 16).
 
     ``x'`` dominates ``x`` iff ``β‖x' − x‖_{A⁻¹} < (x' − x)ᵀθ̂`` (strict, ``x' ≠ x``, ``x'`` over
-    all arms). The empirical best is never dominated, so the result is never empty. Gaps are
-    computed from the differences directly (spec 001 §5.1 item 13).
+    all arms; with ``x' = x`` allowed, the non-strict test of Fig. 3 would remove every arm). The
+    empirical best is never dominated, so the result is never empty. Gaps are computed from the
+    differences directly, not as differences of means (less round-off).
 
     Args:
         z: reduced features (K, d).
@@ -668,7 +640,7 @@ class SequencePlan:
 
 
 class TrackingPlan:
-    """Initial pulls, then Adams tracking of a design (spec 001 §2.6, "design" allocation).
+    """Initial pulls, then Adams tracking of a design (the efficient rounding of App. C).
 
     Args:
         weights: the design (K,), normalised here; arms with weight ≤ 1e-12 are never tracked.
@@ -706,7 +678,7 @@ def next_check(n: int, growth: float) -> int:
 
 
 class GreedyPhase:
-    """One XY-Adaptive phase (spec 001 §2.3), computed lazily without rewards.
+    """One XY-Adaptive phase (Sec. 5, Fig. 3, Eq. 17–18), computed lazily without rewards.
 
     The initial arms once each, then greedy XY steps on ``targets`` until
     ``U(t) = max_y yᵀA_t⁻¹y ≤ u_target`` and at least ``min_len`` greedy steps were made

@@ -96,8 +96,9 @@ class ODLinBAI(PhaseTracking, BaseAgent):
       projection step), compute their G-optimal design λ_r
       (:func:`bandit_envs.theory.design.g_optimal_design`; Kiefer–Wolfowitz: max_a ‖a‖²_{A(λ_r)⁻¹}
       = d_r), and pull the active arms by the efficient rounding of λ_r to the phase budget
-      T_r (:func:`bandit_envs.theory.design.round_design`, which gives n_a ≥ (T_r − |supp λ_r|)λ_r(a)
-      ≥ ⌊m⌋λ_r(a) when the support fits the schedule's slack: the paper's ⌈λ_r(a)·m⌉ up to
+      T_r (:func:`bandit_envs.theory.design.round_design`, which gives
+      n_a ≥ (T_r − |supp λ_r|)λ_r(a) ≥ ⌊m⌋λ_r(a) when the support fits the schedule's slack:
+      the paper's ⌈λ_r(a)·m⌉ up to
       the floor of m, with the budget spent exactly). Only active arms are sampled.
     * **Elimination**: least squares on the phase's samples only, θ̂_r = V_r⁺ Σ x y; keep the
       ⌈d/2^r⌉ active arms with the largest x_aᵀθ̂_r (ties to the lower index).
@@ -111,7 +112,8 @@ class ODLinBAI(PhaseTracking, BaseAgent):
 
     Note: the design covers the active arms only (the paper's algorithm), so OD-LinBAI does not
     exploit informative arms once they are eliminated; on Soare's instance with d = 5 it loses
-    to Uniform (tests/agents/linear_bai/test_od_linbai.py explains and checks the predicted error rate).
+    to Uniform (``tests/agents/linear_bai/test_od_linbai.py`` explains and checks the predicted
+    error rate).
 
     Attributes:
         phase_history: after each phase, a dict with ``phase``, ``active`` (arms at its start),
@@ -119,8 +121,10 @@ class ODLinBAI(PhaseTracking, BaseAgent):
     """
 
     card = AgentCard(
-        summary="fixed budget: ceil(log2 d) phases of G-optimal sampling of the active arms, halving by phase-local least squares",
-        paper="Yang & Tan, NeurIPS 2022 (OD-LinBAI, Algorithm 1)",
+        summary="Fixed budget: ceil(log2 d) phases of G-optimal sampling of the active arms, each "
+        "keeping the best ceil(d/2^r) by least squares on the phase's data",
+        paper="Yang & Tan, Minimax Optimal Fixed-Budget Best Arm Identification in Linear "
+        "Bandits, NeurIPS 2022, Algorithm 1 (OD-LinBAI)",
     )
 
     capabilities = AgentCapabilities(
@@ -141,7 +145,7 @@ class ODLinBAI(PhaseTracking, BaseAgent):
         self._z, self._zkey = reduced_coordinates(features)
         dim = self._z.shape[1]
         try:
-            self._budgets, self._survivors = od_linbai_schedule(int(spec.budget), k, dim)
+            self._budgets, self._survivors = od_linbai_schedule(self._require_budget(), k, dim)
         except ValueError:
             phases = max(1, math.ceil(math.log2(dim))) if dim > 1 else 1
             need = (

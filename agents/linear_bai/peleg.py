@@ -1,18 +1,19 @@
-"""``PELEG``: phased elimination with an online exploration game (spec 003).
+"""``PELEG``: phased elimination with an online exploration game (Zaki, Mohan & Gopalan).
 
 Zaki, Mohan & Gopalan, "Explicit Best Arm Identification in Linear Bandits Using No-Regret
-Learners" (Algorithm 1, L94–123 of ``papers/003``). Each phase m is a two-player zero-sum game
+Learners" (arXiv 2006.07562, 2020), Algorithm 1. Each phase m is a two-player zero-sum game
 played online: a MAX player (exponential weights, "EXP-WTS", over all K arms) proposes a
 sampling distribution w_t, a MIN player best-responds with the most confusing direction λ_t (the
 minimum-W_t-norm point of a union of half-spaces), arms are pulled by cumulative tracking of the
 w_t, and the phase ends when the confidence ellipsoid ``{λ: ‖λ‖²_{V_t} ≤ r_m²}`` misses every
 half-space. OLS on the phase's own data then eliminates the arms more than 2^{-(m+2)} below
 another active arm. Within a phase the whole pull sequence is a deterministic function of
-(X, 𝒳_m, m, δ) (spec §2.11): the batch path announces a whole phase at once, and phases are
-cached across episodes.
+(X, 𝒳_m, m, δ): Hedge gains, best responses, tracking and the phase's stopping test never look
+at the rewards, which enter only through the phase's estimate. So the batch path announces a
+whole phase at once, and phases are cached across episodes.
 
-The module also exposes the building blocks (spec §8): :func:`phase_constants`,
-:func:`hedge_weights`, :func:`best_response`, :func:`ball_min_norm`, :func:`track`.
+The module also exposes the building blocks: :func:`phase_constants`, :func:`hedge_weights`,
+:func:`best_response`, :func:`ball_min_norm`, :func:`track`.
 """
 
 from __future__ import annotations
@@ -25,9 +26,10 @@ from typing import Any
 import numpy as np
 
 from agents.base import AgentCard, BaseAgent, Heuristic
+from agents.common.params import Boolean, Choice, Integer, Is
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
-from bandit_envs.errors import AgentProtocolError, InvalidParameterError
+from bandit_envs.errors import AgentProtocolError
 from bandit_envs.theory.linalg import projected_least_squares, reduce_features
 
 __all__ = [
@@ -40,7 +42,7 @@ __all__ = [
     "track",
 ]
 
-#: presets of :class:`PELEG` (spec 003 §6 D1/D2): the flags each one sets.
+#: presets of :class:`PELEG`: the flags each one sets (see the class docstring).
 PRESETS: dict[str, dict[str, bool]] = {
     "practical": {"use_ball": False, "shrink_eps": False},
     "theory": {"use_ball": True, "shrink_eps": True},
@@ -65,13 +67,15 @@ def phase_constants(
     shrink_eps: bool = False,
     delta_schedule: str = "paper",
 ) -> dict[str, float]:
-    """The per-phase constants of Algorithm 1, lines 5–7 (spec 003 §2.2).
+    """The per-phase constants of Algorithm 1, lines 5–7.
 
-    * δ_m = δ/m² (``"paper"``) or 6δ/(π²m²) (``"corrected"``, spec §3 Corollary-1 erratum, §6 D6);
+    * δ_m = δ/m² (``"paper"``) or 6δ/(π²m²) (``"corrected"``): the paper's Corollary 1 claims
+      Π_m (1 − δ/m²) ≥ 1 − δ, which is false (the product is about 1 − π²δ/6); with
+      6δ/(π²m²) the union bound sums to δ;
     * D_m = 2(√2 − 1)·√(C/(max_{x≠x'∈𝒳_m}‖x − x'‖²·log K)) (line 6);
-    * r_m² = 8σ²·log(K²/δ_m) (line 13; σ² = 1 in the paper, which assumes 1-sub-Gaussian noise:
-      the σ² factor is ours, spec §1.1);
-    * ε_m = min{1, D_m√C/r_m}·2^{-(m+1)} if ``shrink_eps`` else 2^{-(m+1)} (line 7, §6 D1).
+    * r_m² = 8σ²·log(K²/δ_m) (line 13; the paper assumes 1-sub-Gaussian noise, σ = 1: the σ²
+      factor is ours);
+    * ε_m = min{1, D_m√C/r_m}·2^{-(m+1)} if ``shrink_eps`` else 2^{-(m+1)} (line 7).
 
     Args:
         c_min: C = λ_min(Σ_k x_k x_kᵀ) (line 3).
@@ -102,7 +106,7 @@ def phase_constants(
 
 
 def hedge_weights(gains: np.ndarray, eta: float) -> np.ndarray:
-    """Exponential weights w ∝ exp(η·G) on cumulative gains (EXP-WTS, App. B.1.1; spec §2.4 D4).
+    """Exponential weights w ∝ exp(η·G) on cumulative gains (EXP-WTS, App. B.1.1).
 
     Computed with the log-sum-exp shift, so the weights are finite, sum to 1 and are strictly
     positive unless a gain gap exceeds ~745/η (then the smallest underflow to 0).
@@ -116,7 +120,8 @@ def track(counts: np.ndarray, cum_weights: np.ndarray) -> int:
     """Tracking rule of line 19: argmin_k n_{t−1}^k / Σ_{s≤t} w_s^k, lowest index on ties.
 
     Lemma 3 (App. B.1): with counts and cumulative weights both starting at 1 per arm after the
-    burn-in, Σ_s w_s^k − (K − 1) ≤ n_t^k ≤ Σ_s w_s^k + 1 for all t ≥ K (spec §2.6 D5).
+    burn-in (the base case of its proof counts the burn-in pull of arm s as w_s = e_s),
+    Σ_s w_s^k − (K − 1) ≤ n_t^k ≤ Σ_s w_s^k + 1 for all t ≥ K.
     """
     return int(np.argmin(counts / cum_weights))
 
@@ -124,9 +129,9 @@ def track(counts: np.ndarray, cum_weights: np.ndarray) -> int:
 def ball_min_norm(
     matrix: np.ndarray, pairs: np.ndarray, eps: float, radius: float
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Min λᵀMλ s.t. yᵀλ ≥ ε, ‖λ‖ ≤ D, for every row y of ``pairs`` (spec §2.5, Claim 1).
+    """Min λᵀMλ s.t. yᵀλ ≥ ε, ‖λ‖ ≤ D, for every row y of ``pairs`` (App. C, Claim 1).
 
-    KKT (Claim 1, L428–434: the linear constraint is tight): λ(μ) = ε(M + μI)⁻¹y/(yᵀ(M + μI)⁻¹y)
+    KKT (Claim 1: the linear constraint is tight): λ(μ) = ε(M + μI)⁻¹y/(yᵀ(M + μI)⁻¹y)
     with μ = 0 if ‖λ(0)‖ ≤ D, else the μ > 0 with ‖λ(μ)‖ = D, found by bisection (‖λ(μ)‖ is
     non-increasing in μ). Pairs with ε/‖y‖ > D are infeasible: value +∞. One eigen-decomposition
     of M; vectorised over pairs.
@@ -200,7 +205,7 @@ def best_response(
     eps: float,
     radius: float | None = None,
 ) -> tuple[np.ndarray, int, float]:
-    """The MIN player's best response λ_t (line 16; spec §2.5).
+    """The MIN player's best response λ_t (Algorithm 1, line 16).
 
     Without the ball (``radius=None``, Note 2; Lemma 5): the pair maximising ‖y‖²_{W⁻¹}, and
     λ = ε W⁻¹y/‖y‖²_{W⁻¹}, of value ε²/‖y‖²_{W⁻¹} (lowest pair index on ties; the sign of y
@@ -263,7 +268,7 @@ class _Phase:
         self.t = 0  # pulls made in this phase (burn-in included)
         self.h = 0  # Hedge rounds
         self.counts = np.zeros(k, dtype=np.int64)
-        self.cumw = np.ones(k)  # the burn-in counts as w_s = e_s (spec §2.6 D5)
+        self.cumw = np.ones(k)  # the burn-in counts as w_s = e_s (see track)
         self.gains = np.zeros(k)
         self.eta_scale = math.sqrt(8.0 * math.log(k)) / self.radius**2
         self.w = np.full(k, 1.0 / k)
@@ -274,16 +279,18 @@ class _Phase:
         self.passed = np.zeros(self.pairs.shape[0], dtype=bool)
         self.ended = False
 
-    # -- the phase stopping criterion (line 13; practical: spec §2.7)
+    # -- the phase stopping criterion (line 13; without the ball: the practical form, Note 2)
     def _criterion(self) -> bool:
         if self.r2 <= 0.0:  # noiseless: any V ≻ 0 puts every half-space outside the ellipsoid
             return True
         limit = self.eps * self.eps / self.r2
+        qn = self.qn
+        assert qn is not None  # the criterion is checked from the end of the burn-in on
         if not self.use_ball:
-            return bool(self.qn.max() < limit)
+            return bool(qn.max() < limit)
         todo = np.flatnonzero(~self.passed)
         # without the ball the minimum is ε²/‖y‖²_{V⁻¹}; the ball only makes it larger
-        easy = self.qn[todo] < limit
+        easy = qn[todo] < limit
         self.passed[todo[easy]] = True
         todo = todo[~easy]
         if todo.size == 0:
@@ -294,7 +301,7 @@ class _Phase:
         return bool(ok.all())
 
     def max_pair_norm(self) -> float:
-        """Max over active pairs of ‖x − x'‖²_{V⁻¹} (the Key Lemma quantity, spec §7 fact 7)."""
+        """Max over active pairs of ‖x − x'‖²_{V⁻¹} (the quantity of the Key Lemma, Lemma 1)."""
         return float(self.qn.max()) if self.qn is not None else math.inf
 
     def _pull(self, arm: int) -> None:
@@ -303,7 +310,7 @@ class _Phase:
         self.t += 1
         if self.use_ball or self.vinv is None:
             self.v += x[:, None] * x[None, :]
-        if self.vinv is not None:  # Sherman–Morrison on V⁻¹ and on the pair norms (spec §2.11)
+        if self.vinv is not None:  # Sherman–Morrison on V⁻¹ and on the pair norms
             u = self.vinv @ x
             den = 1.0 + float(x @ u)
             self.vinv -= (u[:, None] * u[None, :]) / den
@@ -366,58 +373,67 @@ class _Phase:
 
 
 class PELEG(BaseAgent):
-    """PELEG (Zaki, Mohan & Gopalan; spec 003, Algorithm 1).
+    """PELEG (Zaki, Mohan & Gopalan 2020, Algorithm 1).
 
-    Phase m (spec §2): constants δ_m, D_m, r_m², ε_m (:func:`phase_constants`); burn-in (every
-    one of the K arms once, line 10); then game rounds: the MAX player's exponential weights
-    w_t ∝ exp(η_t G_{t−1}) over all K arms with η_t = √(8 log K/t)/D_m² (App. G L700) and
+    Phase m: constants δ_m, D_m, r_m², ε_m (:func:`phase_constants`); burn-in (every one of the K
+    arms once, eliminated ones included, line 10); then game rounds: the MAX player's exponential
+    weights w_t ∝ exp(η_t G_{t−1}) over all K arms with η_t = √(8 log K/t)/D_m² (the rate of the
+    experiments, App. G) and
     cumulative gains G (:func:`hedge_weights`); the MIN player's best response λ_t
     (:func:`best_response`); gains U_t^k = (λ_tᵀx_k)²; tracking (:func:`track`). The phase ends
-    at the first t ≥ K where the stopping criterion holds (line 13); practical form
-    max_{x≠x'∈𝒳_m}‖x − x'‖²_{V_t⁻¹} < ε_m²/r_m² (spec §2.7). Then θ̂_m = OLS on the phase's own
+    at the first t ≥ K where the stopping criterion holds (line 13), checked right after the
+    burn-in and after every pull; without the ball it reads
+    max_{x≠x'∈𝒳_m}‖x − x'‖²_{V_t⁻¹} < ε_m²/r_m² (Note 2). Then θ̂_m = OLS on the phase's own
     data (burn-in included, line 25) and 𝒳_{m+1} = {x ∈ 𝒳_m: max_{x'} θ̂_mᵀ(x' − x) ≤ 2^{-(m+2)}}
-    (line 26, strict elimination, D11). The agent stops when one arm is left (line 29).
+    (line 26: an arm is eliminated only when strictly more than 2^{-(m+2)} below). The agent stops
+    when one arm is left (line 29). Ties (tracking, best response) go to the lowest index.
 
-    Presets (spec §6 D1/D2): ``"practical"`` (default; the variant of the paper's experiments:
+    Presets: ``"practical"`` (default; the variant of the paper's experiments, Sec. 6 and Note 2:
     no ball in the best response nor in the stopping criterion, unshrunk ε_m) and ``"theory"``
-    (the ball B(0, D_m) in both, shrunk ε_m: the analysed Algorithm 1, ~200× more samples).
-    ``use_ball`` and ``shrink_eps`` override the preset.
+    (the ball B(0, D_m) in both, shrunk ε_m: the analysed Algorithm 1). The paper drops the ball
+    in its experiments without saying whether the shrink factor min{1, D_m√C/r_m} of ε_m stays;
+    it only serves the ball's analysis and costs a factor about r_m²/(D_m²C) in samples, so the
+    practical preset drops it too. ``use_ball`` and ``shrink_eps`` override the preset.
 
     δ-correctness: within a phase the design does not depend on the rewards, so on the phase's
     OLS every yᵀ(θ̂_m − θ) is σ²‖y‖²_{V⁻¹}-sub-Gaussian, and the stopping criterion makes every
-    active pair's error exceed 2^{-(m+2)} with probability ≤ 2δ_m/K² (Lemma 6, L613–653; in
-    the practical variant the Key Lemma holds directly by the stopping rule, spec §2.7). The
-    union over pairs and phases gives an error ≤ Σ_m δ_m: ≤ δ with
-    ``delta_schedule="corrected"`` (δ_m = 6δ/(π²m²), default), ≤ π²δ/6 with the paper's
-    δ_m = δ/m² (Corollary 1 erratum, spec §3, §7 fact 16), kept for exact reproduction.
+    active pair's error exceed 2^{-(m+2)} with probability ≤ 2δ_m/K² (Lemma 6, App. E; without
+    the ball the Key Lemma, Lemma 1, holds directly by the stopping rule). The union over pairs
+    and phases gives an error ≤ Σ_m δ_m: ≤ δ with ``delta_schedule="corrected"``
+    (δ_m = 6δ/(π²m²), default), ≤ π²δ/6 with the paper's δ_m = δ/m² (its Corollary 1 claims
+    ≤ δ, which is false), kept for exact reproduction.
 
     Noise: r_m² = 8σ²log(K²/δ_m) with σ = ``spec.noise_std`` (the paper assumes σ = 1). Features
-    that do not span R^h are handled in the coordinates of their span (C = smallest non-zero
-    eigenvalue; spec §6 D13). The theory preset's ball radius assumes ‖x_k‖ ≤ 1 (spec §1.1).
+    that do not span R^h, which the paper leaves undefined (C = 0), are handled in the
+    coordinates of their span (C = the smallest non-zero eigenvalue). The theory preset's ball
+    radius assumes ‖x_k‖ ≤ 1, as the paper does (Sec. 2).
 
     Batch path: the pull sequence of a phase is a deterministic function of (X, 𝒳_m, m, δ, σ,
-    flags) (spec §2.11), so ``select_batch`` announces a whole phase (its pull counts), and the
+    flags), so ``select_batch`` announces a whole phase (its pull counts), and the
     counts are cached across episodes (batch path only). The one-pull path plays the same
     sequence pull by pull: both paths take the same decisions at the same sample counts.
 
     Args:
         preset: ``"practical"`` or ``"theory"``.
         use_ball: ``None`` (from the preset) or a bool: the ball B(0, D_m) in the best response
-            and in the stopping criterion (spec §6 D2).
+            and in the stopping criterion (lines 13 and 16).
         shrink_eps: ``None`` (from the preset) or a bool: the factor min{1, D_m√C/r_m} of ε_m
-            (spec §6 D1).
+            (line 7).
         delta_schedule: ``"corrected"`` (6δ/(π²m²), δ-correct) or ``"paper"`` (δ/m²).
-        eta_clock: ``"hedge"`` (t = the Hedge round, 1, 2, …, spec §6 D3 default) or
-            ``"phase"`` (t = the round index of line 14, K + 1, K + 2, …) in η_t.
+        eta_clock: the t of η_t, which the paper leaves ambiguous: ``"hedge"`` (default; t = the
+            Hedge round, 1, 2, …) or ``"phase"`` (t = the round index of line 14, K + 1, …).
         hedge_update_every: B ≥ 1: the MAX and MIN players act every B rounds and hold their
-            play in between (spec §6 D16 speed knob). 1 (default) is the paper's algorithm;
-            B > 1 is a labelled approximation.
+            play in between (a speed knob). 1 (default) is the paper's algorithm; B > 1 is a
+            labelled approximation.
 
     """
 
     card = AgentCard(
-        summary="phased elimination; each phase an online game (Hedge MAX player over arms vs best-response MIN player), cumulative tracking, least squares on the phase's data",
-        paper="Zaki, Mohan & Gopalan, Explicit Best Arm Identification in Linear Bandits Using No-Regret Learners",
+        summary="Phased elimination where each phase is an online game (a Hedge player over the "
+        "arms against a best-responding player), pulls by cumulative tracking, and least "
+        "squares on the phase's own data",
+        paper="Zaki, Mohan & Gopalan, Explicit Best Arm Identification in Linear Bandits Using "
+        "No-Regret Learners, arXiv 2006.07562 (2020), Algorithm 1 (PELEG)",
         heuristics=(
             Heuristic(
                 "delta_schedule",
@@ -433,6 +449,15 @@ class PELEG(BaseAgent):
         structures=frozenset({"linear"}),
         batch=True,
     )
+
+    parameters = {
+        "preset": Choice(*PRESETS),
+        "use_ball": Is(None) | Boolean(),
+        "shrink_eps": Is(None) | Boolean(),
+        "delta_schedule": Choice("paper", "corrected"),
+        "eta_clock": Choice("hedge", "phase"),
+        "hedge_update_every": Integer(min=1),
+    }
 
     def __init__(
         self,
@@ -451,29 +476,7 @@ class PELEG(BaseAgent):
         self.hedge_update_every = hedge_update_every
 
     def _on_reset(self, spec: ProblemSpec) -> None:
-        name = self.name
-        if self.preset not in PRESETS:
-            raise InvalidParameterError(
-                f"{name}: preset must be 'practical' or 'theory'; got {self.preset!r}."
-            )
-        for key in ("use_ball", "shrink_eps"):
-            value = getattr(self, key)
-            if value is not None and not isinstance(value, (bool, np.bool_)):
-                raise InvalidParameterError(f"{name}: {key} must be None or a bool; got {value!r}.")
-        if self.delta_schedule not in ("paper", "corrected"):
-            raise InvalidParameterError(
-                f"{name}: delta_schedule must be 'paper' or 'corrected'; got "
-                f"{self.delta_schedule!r}."
-            )
-        if self.eta_clock not in ("hedge", "phase"):
-            raise InvalidParameterError(
-                f"{name}: eta_clock must be 'hedge' or 'phase'; got {self.eta_clock!r}."
-            )
         every = self.hedge_update_every
-        if isinstance(every, bool) or not isinstance(every, (int, np.integer)) or every < 1:
-            raise InvalidParameterError(
-                f"{name}: hedge_update_every must be an integer >= 1; got {every!r}."
-            )
         flags = dict(PRESETS[self.preset])
         for key in ("use_ball", "shrink_eps"):
             if getattr(self, key) is not None:
@@ -489,7 +492,7 @@ class PELEG(BaseAgent):
         self._key = (
             hashlib.sha1(self._z.tobytes()).hexdigest(),
             self._z.shape,
-            float(spec.delta),
+            self._require_delta(),
             self._sigma,
             self._use_ball,
             self._shrink,
@@ -519,15 +522,15 @@ class PELEG(BaseAgent):
             diameter_sq,
             self.n_arms,
             self._m,
-            self.spec.delta,
+            self._require_delta(),
             sigma=self._sigma,
             shrink_eps=self._shrink,
             delta_schedule=self.delta_schedule,
         )
 
-    def _start_phase(self) -> None:
+    def _start_phase(self) -> _Phase:
         self._consts = self._constants()
-        self._phase = _Phase(
+        self._phase = phase = _Phase(
             self._z,
             self._active,
             self._consts,
@@ -537,6 +540,7 @@ class PELEG(BaseAgent):
         )
         self._phase_counts[:] = 0
         self._phase_sums[:] = 0.0
+        return phase
 
     def _end_phase(self) -> None:
         """OLS on the phase's data (line 25) and elimination (line 26)."""
@@ -547,6 +551,7 @@ class PELEG(BaseAgent):
         scores = self._z[self._active] @ theta
         keep = scores.max() - scores <= 0.5 ** (self._m + 2)
         phase = self._phase
+        assert phase is not None  # a phase ends only once started
         self._log.append(
             {
                 "m": self._m,
@@ -567,9 +572,8 @@ class PELEG(BaseAgent):
     def _advance(self) -> int | None:
         """Next pull of the one-pull path, closing finished phases on the way."""
         while not self._done:
-            if self._phase is None:
-                self._start_phase()
-            arm = self._phase.next_arm()
+            phase = self._phase if self._phase is not None else self._start_phase()
+            arm = phase.next_arm()
             if arm is not None:
                 return arm
             self._end_phase()
@@ -594,31 +598,32 @@ class PELEG(BaseAgent):
         """The pull counts of the rest of the current phase (a whole phase at a time)."""
         self._require_reset("select_batch")
         while not self._done:
-            if self._phase is None:
-                self._start_phase()
+            phase = self._phase
+            if phase is None:
+                phase = self._start_phase()
                 key = (*self._key, self._m, tuple(self._active.tolist()))
                 cached = _PHASE_CACHE.get(key)
                 if cached is not None:
                     _PHASE_CACHE.move_to_end(key)
-                    self._phase.counts = cached[0].copy()
-                    self._phase.t = int(cached[0].sum())
-                    self._phase.qn = np.array([cached[1]])
-                    self._phase.ended = True
+                    phase.counts = cached[0].copy()
+                    phase.t = int(cached[0].sum())
+                    phase.qn = np.array([cached[1]])
+                    phase.ended = True
                     return cached[0].copy()
-                counts = self._phase.run_to_end()
-                _PHASE_CACHE[key] = (self._phase.counts.copy(), self._phase.max_pair_norm())
+                counts = phase.run_to_end()
+                _PHASE_CACHE[key] = (phase.counts.copy(), phase.max_pair_norm())
                 if len(_PHASE_CACHE) > _PHASE_CACHE_SIZE:
                     _PHASE_CACHE.popitem(last=False)
                 return counts
-            if self._phase.ended:
-                if self._phase_counts.sum() < self._phase.t:
+            if phase.ended:
+                if self._phase_counts.sum() < phase.t:
                     raise AgentProtocolError(
                         f"{self.name}: select_batch() called before the previous batch was "
                         "observed (observe_batch)."
                     )
                 self._end_phase()
                 continue
-            counts = self._phase.run_to_end()
+            counts = phase.run_to_end()
             if counts.sum() > 0:
                 return counts
         return None

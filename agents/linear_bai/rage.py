@@ -1,9 +1,9 @@
 """``RAGE``: Randomized Adaptive Gap Elimination (Fiez, Jain, Jamieson & Ratliff, NeurIPS 2019).
 
 "Sequential Experimental Design for Transductive Linear Bandits", Algorithm 1 (RAGE), here with
-the item set equal to the arm set (𝒵 = 𝒳: linear best-arm identification). Spec 003 §1.3
-restates its quantities (ρ, the surrogate allocation of phase m); spec 003 §4 lists what the
-authors' code does differently.
+the item set equal to the arm set (𝒵 = 𝒳: linear best-arm identification). Where the paper
+leaves a constant open, the choices are those of the authors' public code (the supplementary
+material of Fiez et al., ``RAGE.py``), and they are named where they are used.
 """
 
 from __future__ import annotations
@@ -14,11 +14,17 @@ from typing import NamedTuple
 import numpy as np
 
 from agents.base import AgentCard, BaseAgent
-from agents.common.design_cache import DESIGNS, ols_estimator, pinv_parts, reduced_coordinates
+from agents.common.design_cache import (
+    DESIGNS,
+    ols_estimator,
+    pinv_parts,
+    reduced_coordinates,
+    xy_value,
+)
+from agents.common.params import Real
 from agents.common.phases import PhaseTracking
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
-from bandit_envs.errors import InvalidParameterError
 from bandit_envs.theory.design import (
     pairwise_differences,
     round_design,
@@ -27,42 +33,26 @@ from bandit_envs.theory.design import (
     xy_pair_value,
 )
 
+# xy_value lives in agents.common.design_cache; it stays importable from here, where it was first
+# defined (bandit_envs.theory.design and its tests refer to it as agents.linear_bai.rage.xy_value).
 __all__ = ["RAGE", "xy_value"]
 
 #: weights at or below this (after normalisation) are outside a design's support; the same
-#: threshold as :func:`bandit_envs.theory.design.round_design`, so ρ is computed on the pulled support.
+#: threshold as :func:`bandit_envs.theory.design.round_design`, so ρ is computed on the pulled
+#: support.
 SUPPORT_TOL = 1e-12
 
 #: cap on one phase's length, far beyond any ``max_samples``: keeps int64 counts from overflowing.
 MAX_PHASE_SAMPLES = 2**53
 
 #: an active set with at most this many pairs (100 arms: 4950) materialises its pairwise
-#: differences (:func:`bandit_envs.theory.design.transductive_design` and :func:`xy_value`, the path of
-#: every seeded record); a larger one never stores them: its design is
-#: :func:`bandit_envs.theory.design.xy_design` by pair generation with ``among`` = the active set, its
-#: ρ the blocked :func:`bandit_envs.theory.design.xy_pair_value`, and its phase estimator is kept as
-#: two factors (:class:`_FactoredEstimator`) instead of an ``|active| × K`` matrix.
+#: differences (:func:`bandit_envs.theory.design.transductive_design` and :func:`xy_value`, the
+#: path of every seeded record); a larger one never stores them: its design is
+#: :func:`bandit_envs.theory.design.xy_design` by pair generation with ``among`` = the active
+#: set, its ρ the blocked :func:`bandit_envs.theory.design.xy_pair_value`, and its phase
+#: estimator is kept as two factors (:class:`_FactoredEstimator`) instead of an
+#: ``|active| × K`` matrix.
 DENSE_MAX_PAIRS = 4950
-
-
-def xy_value(z: np.ndarray, weights: np.ndarray, targets: np.ndarray) -> float:
-    """``max_j ‖y_j‖²_{A(w)⁺}``, or ``inf`` if some ``y_j`` is outside the range of ``A(w)``.
-
-    ``A(w) = Σ_k w_k z_k z_kᵀ``; computed exactly (eigendecomposition), so that ρ_m used by
-    :class:`RAGE` is the value of the design it actually rounds, not a solver's estimate.
-
-    Args:
-        z: arm coordinates, shape (K, r).
-        weights: the design, shape (K,).
-        targets: the directions ``y_j``, shape (J, r).
-    """
-    vecs, vals = pinv_parts((z.T * weights) @ z)
-    coords = targets @ vecs
-    resid = targets - coords @ vecs.T
-    scale = float(np.max(np.abs(z))) + float(np.max(np.abs(targets), initial=0.0))
-    if np.any(np.abs(resid) > 1e-9 * max(scale, 1.0)):
-        return math.inf
-    return float(np.max((coords * coords / vals).sum(axis=1), initial=0.0))
 
 
 def _is_large(active: np.ndarray) -> bool:
@@ -144,20 +134,22 @@ class RAGE(PhaseTracking, BaseAgent):
     1. **Design** (Alg. 1, the λ*_k and ρ(𝒵̂_k) lines): the XY-optimal design over *all* arms
        for the differences of the active arms,
        λ_m = argmin_λ max_{z,z'∈𝒵̂_m} ‖z − z'‖²_{A(λ)⁻¹}, computed by
-       :func:`bandit_envs.theory.design.transductive_design`; ρ_m = max_{z,z'∈𝒵̂_m} ‖z − z'‖²_{A(λ_m)⁻¹}
-       is evaluated exactly at the weights that are rounded (not the solver's bound). Active
-       sets with more than :data:`DENSE_MAX_PAIRS` pairs never store them: the design is
-       :func:`bandit_envs.theory.design.xy_design` by pair generation with ``among = 𝒵̂_m``, and ρ_m
-       the blocked exact value :func:`bandit_envs.theory.design.xy_pair_value` (same meaning; what
-       makes K = 10⁴ arms fit in memory).
+       :func:`bandit_envs.theory.design.transductive_design`;
+       ρ_m = max_{z,z'∈𝒵̂_m} ‖z − z'‖²_{A(λ_m)⁻¹} is evaluated exactly at the weights that are
+       rounded (not the solver's bound). Active sets with more than :data:`DENSE_MAX_PAIRS`
+       pairs never store them: the design is :func:`bandit_envs.theory.design.xy_design` by pair
+       generation with ``among = 𝒵̂_m``, and ρ_m the blocked exact value
+       :func:`bandit_envs.theory.design.xy_pair_value` (same meaning; what makes K = 10⁴ arms fit
+       in memory).
     2. **Phase length** (Alg. 1, the N_k line)::
 
            N_m = max{ ⌈2(1+ε) · 4^{m+2} · σ² ρ_m · log(4m²K/δ)⌉ ,  r(ε) },
            r(ε) = p_m + ⌈p_m/ε⌉   (p_m = support size of λ_m).
 
        The constants are those of the correctness argument below, made explicit: the
-       per-phase confidence δ_m = δ/(2m²) (Σ_m δ_m = π²δ/12 < δ, whereas δ/m² would sum to
-       π²δ/6 > δ, the slip spec 003 §3 notes for PELEG's Corollary 1); a union bound over the
+       per-phase confidence δ_m = δ/(2m²) (Σ_m δ_m = π²δ/12 < δ, whereas δ/m² — the schedule
+       of the authors' code, and of PELEG's Corollary 1 — would sum to π²δ/6 > δ); a union
+       bound over the
        2K one-sided deviations along the directions z* − z, giving log(2K/δ_m) = log(4m²K/δ);
        and the factor 4^{m+2} = (2^{m+2})², the squared inverse of the accuracy 2^{-(m+2)} of
        the elimination rule (step 4): a factor 4^{m+1} would only give accuracy 2^{-(m+1)},
@@ -166,7 +158,7 @@ class RAGE(PhaseTracking, BaseAgent):
        efficient rounding loses at most a factor 1 + ε (step 3).
     3. **Rounding and sampling** (Alg. 1, ROUND(λ_k, N_k)): Pukelsheim's efficient rounding
        :func:`bandit_envs.theory.design.round_design` (Adams apportionment) with ε = 1/10 (the
-       authors' code, spec 003 §4). It guarantees n_k ≥ (N_m − p_m) λ_{m,k} ≥
+       authors' code). It guarantees n_k ≥ (N_m − p_m) λ_{m,k} ≥
        N_m λ_{m,k}/(1 + ε), so ‖y‖²_{A_m⁻¹} ≤ (1 + ε) ρ_m / N_m for every active difference y.
     4. **Estimation and elimination** (Alg. 1, the θ̂_k and 𝒵̂_{k+1} lines): least squares on
        *this phase's* samples only, θ̂_m = A_m⁺ b_m; drop every active z with
@@ -190,7 +182,7 @@ class RAGE(PhaseTracking, BaseAgent):
     costs two memo lookups, one product with the phase sums and one environment batch.
 
     Args:
-        epsilon: the rounding tolerance ε > 0 (paper: 1/10).
+        epsilon: the rounding tolerance ε > 0 (default 1/10, as in the authors' code).
         design_tol: relative duality-gap tolerance of the XY design solve, in (0, 1). It only
             affects sample efficiency: ρ_m is always the exact value of the rounded design.
 
@@ -202,8 +194,11 @@ class RAGE(PhaseTracking, BaseAgent):
     """
 
     card = AgentCard(
-        summary="phased elimination: XY-optimal design on the active differences, efficient rounding, phase-local least squares, drop gaps > 2^-(m+2) (delta-correct)",
-        paper="Fiez, Jain, Jamieson & Ratliff, NeurIPS 2019, Algorithm 1 (Z = X)",
+        summary="Phased elimination: XY-optimal design on the differences of the active arms, "
+        "efficient rounding, least squares on the phase's data, and elimination of the arms more "
+        "than 2^-(m+2) below the best (delta-correct)",
+        paper="Fiez, Jain, Jamieson & Ratliff, Sequential Experimental Design for Transductive "
+        "Linear Bandits, NeurIPS 2019, Algorithm 1 (RAGE) with Z = X",
     )
 
     capabilities = AgentCapabilities(
@@ -213,6 +208,8 @@ class RAGE(PhaseTracking, BaseAgent):
         batch=True,
     )
 
+    parameters = {"epsilon": Real(gt=0), "design_tol": Real(gt=0, lt=1)}
+
     def __init__(self, epsilon: float = 0.1, design_tol: float = 1e-3) -> None:
         self.epsilon = epsilon
         self.design_tol = design_tol
@@ -220,22 +217,6 @@ class RAGE(PhaseTracking, BaseAgent):
     # ------------------------------------------------------------------ episode set-up
 
     def _on_reset(self, spec: ProblemSpec) -> None:
-        for name, value, ok, what in (
-            ("epsilon", self.epsilon, lambda v: v > 0, "a finite float > 0"),
-            (
-                "design_tol",
-                self.design_tol,
-                lambda v: 0 < v < 1,
-                "a float in the open interval (0, 1)",
-            ),
-        ):
-            if (
-                isinstance(value, bool)
-                or not isinstance(value, (int, float))
-                or not math.isfinite(value)
-                or not ok(value)
-            ):
-                raise InvalidParameterError(f"{self.name}: {name} must be {what}; got {value!r}.")
         k = spec.n_arms
         features = np.eye(k) if spec.features is None else np.asarray(spec.features, float)
         self._z, self._zkey = reduced_coordinates(features)
@@ -259,7 +240,7 @@ class RAGE(PhaseTracking, BaseAgent):
         m = self._phase + 1
         weights, rho, support = self._design()
         eps = float(self.epsilon)
-        log_term = math.log(4.0 * m * m * self.n_arms / self.spec.delta)
+        log_term = math.log(4.0 * m * m * self.n_arms / self._require_delta())
         n_stat = 2.0 * (1.0 + eps) * 4.0 ** (m + 2) * self._sigma2 * rho * log_term
         n_round = support + math.ceil(support / eps * (1.0 - 1e-12))
         n = max(math.ceil(min(n_stat, MAX_PHASE_SAMPLES)), n_round)

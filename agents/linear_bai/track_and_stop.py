@@ -18,15 +18,14 @@ Track-and-Stop strategy (Garivier & Kaufmann 2016) for linear models, made of
 from __future__ import annotations
 
 import math
-import numbers
+from typing import Any
 
 import numpy as np
 
 from agents.base import AgentCard, BaseAgent, Heuristic
-from agents.common.params import is_number
+from agents.common.params import Choice, Constraint, Integer, Is, Real, is_number
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
-from bandit_envs.errors import InvalidParameterError
 from bandit_envs.theory.design import g_optimal_design, transductive_design
 from bandit_envs.theory.linalg import projected_least_squares, reduce_features, ridge_unit
 from bandit_envs.theory.thresholds import (
@@ -36,10 +35,22 @@ from bandit_envs.theory.thresholds import (
     self_normalized_threshold,
 )
 
-__all__ = ["LinearTrackAndStop", "THRESHOLDS", "spanning_subset"]
+__all__ = ["LinearTrackAndStop", "THRESHOLDS", "TRACKING_PARAMETERS", "spanning_subset"]
 
 #: named stopping thresholds of :class:`LinearTrackAndStop`.
 THRESHOLDS: tuple[str, ...] = ("proven", "heuristic")
+
+#: the constraints of the sampling and solver parameters (shared with the thresholding variant,
+#: :class:`agents.eps_good.lazy_tts.LazyTTS`).
+TRACKING_PARAMETERS: dict[str, Constraint] = {
+    "tracking": Choice("C", "D"),
+    "forced": Choice("spanning", "g_optimal"),
+    "exploration_constant": Is(None) | Real(ge=0),
+    "reg": Real(gt=0),
+    "recompute_ratio": Real(ge=0),
+    "design_tol": Real(gt=0, lt=1),
+    "design_max_iter": Is(None) | Integer(min=1),
+}
 
 #: exact re-inversion of the Gram matrix every this many rank-one updates (round-off control).
 _REFRESH_EVERY = 1_000
@@ -103,8 +114,9 @@ class LinearTrackAndStop(BaseAgent):
     Sherman–Morrison in O(K h) per pull, and recomputed exactly every 1000 pulls.
 
     **Stopping** (fixed confidence, J&P §3.3): stop as soon as the GLR statistic
-    Z(t) = min_{x≠x̂} Δ̂(x̂, x)²/(2σ²‖x̂ − x‖²_{A_t⁻¹}) (:func:`bandit_envs.theory.thresholds.glr_from_norms`,
-    the statistic of :func:`~bandit_envs.theory.thresholds.glr_best_arm`) reaches β(t, δ):
+    Z(t) = min_{x≠x̂} Δ̂(x̂, x)²/(2σ²‖x̂ − x‖²_{A_t⁻¹})
+    (:func:`bandit_envs.theory.thresholds.glr_from_norms`, the statistic of
+    :func:`~bandit_envs.theory.thresholds.glr_best_arm`) reaches β(t, δ):
 
     * ``threshold="proven"`` (default): β = (1 + η/λ_min(A_t))(log(1/δ) + ½ log det(I + A_t/η))
       (:func:`bandit_envs.theory.thresholds.self_normalized_threshold`): δ-correct for any sampling
@@ -135,7 +147,8 @@ class LinearTrackAndStop(BaseAgent):
         exploration_constant: c ≥ 0 in f(t) = c√t, or ``None`` for λ_min(Σ_{𝒜₀} a aᵀ)/√r.
             Forced pulls also happen, whatever c, while A_t is singular.
         reg: η > 0 of the proven threshold (fixed in advance), in units of max‖x‖² rounded
-            to a power of two (:func:`bandit_envs.theory.linalg.ridge_unit`; exactly η on unit-norm arms).
+            to a power of two (:func:`bandit_envs.theory.linalg.ridge_unit`; exactly η on
+            unit-norm arms).
         recompute_ratio: γ ≥ 0 of the geometric recomputation schedule of w*.
         design_tol: relative duality-gap tolerance of each w* solve, in (0, 1).
         design_max_iter: cap on the Frank–Wolfe iterations of each (warm-started) w* solve, or
@@ -146,8 +159,11 @@ class LinearTrackAndStop(BaseAgent):
     """
 
     card = AgentCard(
-        summary="C-tracking of the optimal allocation w*(theta_hat) (lazy, warm-started design solves), forced exploration lambda_min(A_t) >= c sqrt(t); GLR stopping with a proven self-normalised threshold (default) or the log((1+log t)/delta) heuristic",
-        paper="Jedra & Proutiere, NeurIPS 2020, Optimal Best-arm Identification in Linear Bandits",
+        summary="Track-and-Stop: C-tracking of the optimal allocation w*(theta_hat), recomputed "
+        "lazily, with forced exploration; GLR stopping with a proven self-normalised threshold "
+        "(default) or the log((1 + log t)/delta) heuristic",
+        paper="Jedra & Proutiere, Optimal Best-arm Identification in Linear Bandits, NeurIPS "
+        "2020, Sec. 3 (sampling, lazy updates, stopping)",
         heuristics=(
             Heuristic(
                 "threshold",
@@ -157,12 +173,21 @@ class LinearTrackAndStop(BaseAgent):
         ),
     )
 
+    #: β here; :class:`~agents.eps_good.lazy_tts.LazyTTS` keeps its threshold τ (or None) under
+    #: this name and β under ``glr_threshold`` (see :attr:`_beta_param`).
+    threshold: str | float | None
+
     capabilities = AgentCapabilities(
         tasks=frozenset({"best_arm"}),
         settings=frozenset({"fixed_confidence", "fixed_budget"}),
         structures=frozenset({"linear"}),
         batch=False,
     )
+
+    parameters = {
+        "threshold": Choice(*THRESHOLDS) | Real(gt=0),
+        **TRACKING_PARAMETERS,
+    }
 
     def __init__(
         self,
@@ -187,7 +212,8 @@ class LinearTrackAndStop(BaseAgent):
     # ------------------------------------------------------------------ validation and state
 
     #: the name of the hyper-parameter that holds the stopping threshold β (a subclass whose
-    #: ``threshold`` means something else, e.g. :class:`agents.eps_good.lazy_tts.LazyTTS`, renames it).
+    #: ``threshold`` means something else, e.g. :class:`agents.eps_good.lazy_tts.LazyTTS`,
+    #: renames it).
     _beta_param: str = "threshold"
 
     @property
@@ -195,60 +221,7 @@ class LinearTrackAndStop(BaseAgent):
         """The stopping-threshold choice: ``"proven"``, ``"heuristic"`` or a number."""
         return getattr(self, self._beta_param)
 
-    def _validate(self) -> None:
-        name = self.name
-        t = self._beta_choice
-        message = (
-            f"{name}: {self._beta_param} must be 'proven', 'heuristic' or a number > 0; got {t!r}."
-        )
-        if isinstance(t, str):
-            if t not in THRESHOLDS:
-                raise InvalidParameterError(message)
-        elif (
-            isinstance(t, bool)
-            or not isinstance(t, (int, float))
-            or not (math.isfinite(t) and t > 0)
-        ):
-            raise InvalidParameterError(message)
-        if self.tracking not in ("C", "D"):
-            raise InvalidParameterError(
-                f"{name}: tracking must be 'C' or 'D'; got {self.tracking!r}."
-            )
-        if self.forced not in ("spanning", "g_optimal"):
-            raise InvalidParameterError(
-                f"{name}: forced must be 'spanning' or 'g_optimal'; got {self.forced!r}."
-            )
-        c = self.exploration_constant
-        if c is not None and (
-            isinstance(c, bool)
-            or not isinstance(c, (int, float))
-            or not (math.isfinite(c) and c >= 0)
-        ):
-            raise InvalidParameterError(
-                f"{name}: exploration_constant must be None or a finite number >= 0; got {c!r}."
-            )
-        for key in ("reg", "recompute_ratio"):
-            v = getattr(self, key)
-            strict = key == "reg"
-            if (
-                isinstance(v, bool)
-                or not isinstance(v, (int, float))
-                or not math.isfinite(v)
-                or (v <= 0 if strict else v < 0)
-            ):
-                cons = "a finite number > 0" if strict else "a finite number >= 0"
-                raise InvalidParameterError(f"{name}: {key} must be {cons}; got {v!r}.")
-        d = self.design_tol
-        if isinstance(d, bool) or not isinstance(d, (int, float)) or not 0 < d < 1:
-            raise InvalidParameterError(f"{name}: design_tol must be in (0, 1); got {d!r}.")
-        m = self.design_max_iter
-        if m is not None and (isinstance(m, bool) or not isinstance(m, numbers.Integral) or m < 1):
-            raise InvalidParameterError(
-                f"{name}: design_max_iter must be None or an integer >= 1; got {m!r}."
-            )
-
     def _on_reset(self, spec: ProblemSpec) -> None:
-        self._validate()
         features = np.eye(spec.n_arms) if spec.features is None else spec.features
         z, _ = reduce_features(features)
         self._z = np.ascontiguousarray(z)
@@ -332,28 +305,32 @@ class LinearTrackAndStop(BaseAgent):
         y = float(outcome[0])
         self._b += y * x
         if self._proven:
-            mx = self._minv @ x
+            minv = self._minv
+            assert minv is not None  # kept for the proven threshold
+            mx = minv @ x
             den = 1.0 + float(x @ mx)
             self._logdet += math.log(den)
-            self._minv -= np.outer(mx, mx) / den
+            minv -= np.outer(mx, mx) / den
         if self._ainv is None:
             self._refresh()  # O(r³) only while the design is singular (the first forced pulls)
         else:
-            u = self._p[arm]  # A⁻¹x (A⁻¹ symmetric)
-            den = 1.0 + float(self._q[arm])
+            p, q = self._p, self._q
+            assert p is not None and q is not None  # set with A⁻¹
+            u = p[arm]  # A⁻¹x (A⁻¹ symmetric)
+            den = 1.0 + float(q[arm])
             zu = self._z @ u
             zu /= den
             outer = np.multiply.outer(zu, u, out=self._outer)
-            self._p -= outer
+            p -= outer
             buf = np.multiply(zu, zu, out=self._buf)
             buf *= den
-            self._q -= buf
+            q -= buf
             self._since_refresh += 1
             if self._since_refresh >= _REFRESH_EVERY:
                 self._refresh()
         if self._ainv is None:
             return
-        means = self._p @ self._b
+        means = self._least_squares_means()
         self._key = self._answer_key(means)
         if self.spec.fixed_budget:
             return
@@ -374,8 +351,10 @@ class LinearTrackAndStop(BaseAgent):
     def _glr(self, means: np.ndarray) -> float:
         """Z(t) = min_{x≠x̂} Δ̂(x̂, x)²/(2σ²‖x̂ − x‖²_{A_t⁻¹}), O(K h) from P and q."""
         best = int(np.argmax(means))
-        cross = self._z @ self._p[best]
-        norms = self._q[best] + self._q - 2.0 * cross
+        p, q = self._p, self._q
+        assert p is not None and q is not None  # the GLR is computed once A is invertible
+        cross = self._z @ p[best]
+        norms = q[best] + q - 2.0 * cross
         z_stat = glr_from_norms(means, best, norms, self._sigma)
         if self.n_arms > 1 and self._sigma > 0.0:  # remember the minimiser (the next witness)
             gaps = means[best] - means
@@ -407,7 +386,9 @@ class LinearTrackAndStop(BaseAgent):
         gap = float(means[best] - means[w])
         if gap <= 0.0:
             return False
-        norm = float(self._q[best] + self._q[w] - 2.0 * (self._z[w] @ self._p[best]))
+        p, q = self._p, self._q
+        assert p is not None and q is not None  # the GLR is computed once A is invertible
+        norm = float(q[best] + q[w] - 2.0 * (self._z[w] @ p[best]))
         if norm <= 0.0:
             return False
         # the 1e-9 margin covers the round-off between this O(h) norm and the O(K h) one
@@ -418,10 +399,12 @@ class LinearTrackAndStop(BaseAgent):
                 self._z_stat = math.nan  # computed on demand by :attr:`statistic`
                 return True
             return False
-        base = math.log(1.0 / self._delta) + 0.5 * self._logdet
+        delta = self._delta
+        assert delta is not None  # stopping tests happen in fixed confidence only
+        base = math.log(1.0 / delta) + 0.5 * self._logdet
         if upper < base:
             self._beta = self_normalized_threshold(
-                self._logdet, max(self._lmin, 1e-300), self._delta, self._reg
+                self._logdet, max(self._lmin, 1e-300), delta, self._reg
             )
             self._z_stat = math.nan
             return True
@@ -449,30 +432,36 @@ class LinearTrackAndStop(BaseAgent):
     def _means(self) -> np.ndarray:
         """Least-squares means x_kᵀθ̂ (projected on the span of the pulled arms if needed)."""
         if self._ainv is not None:
-            return self._p @ self._b
+            return self._least_squares_means()
         theta = projected_least_squares(self._z, self.counts, self.sums[:, 0])
         return self._z @ theta
 
+    def _least_squares_means(self) -> np.ndarray:
+        """x_kᵀθ̂ = (P b)_k, once A is invertible."""
+        p = self._p
+        assert p is not None  # set with A⁻¹
+        return p @ self._b
+
     def _threshold_value(self) -> float:
         """β(t, δ) of the chosen preset; refreshes λ_min lazily for the proven one."""
+        delta = self._delta
+        assert delta is not None  # stopping tests happen in fixed confidence only
         if not self._proven:
             if isinstance(self._beta_choice, str):
-                self._beta = loglog_heuristic_threshold(self.t, self._delta)
+                self._beta = loglog_heuristic_threshold(self.t, delta)
             else:
                 self._beta = float(self._beta_choice)
             return self._beta
-        base = math.log(1.0 / self._delta) + 0.5 * self._logdet
+        base = math.log(1.0 / delta) + 0.5 * self._logdet
         if self._z_stat < base:  # fails even with the factor 1: no need for λ_min
             self._beta = self_normalized_threshold(
-                self._logdet, max(self._lmin, 1e-300), self._delta, self._reg
+                self._logdet, max(self._lmin, 1e-300), delta, self._reg
             )
             return self._beta
-        beta = self_normalized_threshold(
-            self._logdet, max(self._lmin, 1e-300), self._delta, self._reg
-        )
+        beta = self_normalized_threshold(self._logdet, max(self._lmin, 1e-300), delta, self._reg)
         if self._z_stat < beta and self.t - self._lmin_t >= max(1, self.t // 1000):
             self._update_lmin()
-            beta = self_normalized_threshold(self._logdet, self._lmin, self._delta, self._reg)
+            beta = self_normalized_threshold(self._logdet, self._lmin, delta, self._reg)
         self._beta = beta
         return beta
 
@@ -512,10 +501,12 @@ class LinearTrackAndStop(BaseAgent):
 
     def _solve(self) -> None:
         """w*(θ̂_t) of :meth:`_design_targets`, warm-started (J&P §3.2, lazy updates)."""
-        means = self._p @ self._b
+        means = self._least_squares_means()
         targets, weights = self._design_targets(means)
         init = None if self._w is None else 0.999 * self._w + 0.001 * self._w_span
-        kw = {} if self.design_max_iter is None else {"max_iter": int(self.design_max_iter)}
+        kw: dict[str, Any] = (
+            {} if self.design_max_iter is None else {"max_iter": int(self.design_max_iter)}
+        )
         try:
             res = transductive_design(
                 self._z, targets, weights, tol=self.design_tol, init=init, **kw
@@ -548,7 +539,9 @@ class LinearTrackAndStop(BaseAgent):
         elif self.tracking == "C":
             arm = int(np.subtract(self._cum, self.counts, out=self._buf).argmax())
         else:
-            arm = int(np.argmax((self.t + 1) * self._w - self.counts))
+            w = self._w
+            assert w is not None  # solved as soon as A is invertible, before any tracking
+            arm = int(np.argmax((self.t + 1) * w - self.counts))
         self._chosen_t, self._chosen = self.t, arm
         return arm
 
@@ -570,7 +563,7 @@ class LinearTrackAndStop(BaseAgent):
         """(Z(t), β(t, δ)) at the last stopping test (fixed confidence)."""
         z_stat = getattr(self, "_z_stat", 0.0)
         if math.isnan(z_stat):  # the last test was certified by one alternative: compute Z(t)
-            z_stat = self._z_stat = self._glr(self._p @ self._b)
+            z_stat = self._z_stat = self._glr(self._least_squares_means())
         return z_stat, getattr(self, "_beta", math.inf)
 
     @property

@@ -5,10 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import AgentCard, BaseAgent, Heuristic
-from agents.common.params import is_number
+from agents.common.params import Choice, Integer, Real, is_number
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
-from bandit_envs.core.validation import check_positive_int
 from bandit_envs.errors import InvalidParameterError
 from bandit_envs.theory.linalg import projected_least_squares, reduce_features
 from bandit_envs.theory.thresholds import fixed_design_threshold, glr_best_arm
@@ -23,8 +22,9 @@ class Uniform(BaseAgent):
     * **Fixed confidence**: every ``check_every`` complete rounds, test the GLR statistic
       Z = min_{x≠x̂} Δ̂(x̂, x)² / (2σ²‖x̂ − x‖²_{A⁻¹}) (Garivier & Kaufmann 2016) against
       β(j, δ) = log((K − 1)π²j²/(12δ)), j the number of the test
-      (:func:`bandit_envs.theory.thresholds.fixed_design_threshold`: valid because round robin does not
-      depend on the observations; spec 001 §2.0 ``gaussian`` preset). Stop when Z ≥ β.
+      (:func:`bandit_envs.theory.thresholds.fixed_design_threshold`, the Gaussian analogue of
+      Soare, Lazaric & Munos 2014, Prop. 1, with a union bound over the tests; valid because
+      round robin does not depend on the observations). Stop when Z ≥ β.
     * **Batch path**: one batch per ``check_every`` rounds in fixed confidence (the tests happen
       at the same times as on the one-pull path), the whole budget at once in fixed budget.
 
@@ -34,13 +34,15 @@ class Uniform(BaseAgent):
             rounds.
         threshold: ``"fixed_design"`` (the δ-correct β above) or a number b > 0 for the
             constant threshold β ≡ b — a heuristic for calibration studies, *not* δ-correct
-            (spec 001 §4.5).
+            (e.g. to compare with budgets reported under a constant threshold).
 
     """
 
     card = AgentCard(
-        summary="round robin; fixed budget: least-squares best arm; fixed confidence: GLR stopping with a fixed-design threshold",
-        paper="baseline (GLR stopping: Garivier & Kaufmann 2016)",
+        summary="Round-robin sampling. Fixed budget: the least-squares best arm; fixed "
+        "confidence: GLR stopping with a threshold valid for fixed designs",
+        paper="Baseline; GLR stopping rule of Garivier & Kaufmann, Optimal Best Arm "
+        "Identification with Fixed Confidence, COLT 2016",
         heuristics=(
             Heuristic(
                 "threshold", is_number, "constant GLR threshold beta = b (calibration studies)"
@@ -54,23 +56,18 @@ class Uniform(BaseAgent):
         batch=True,
     )
 
+    parameters = {
+        "check_every": Integer(min=1),
+        "threshold": Choice("fixed_design") | Real(gt=0),
+    }
+
     def __init__(self, check_every: int = 1, threshold: str | float = "fixed_design") -> None:
         self.check_every = check_every
         self.threshold = threshold
 
     def _on_reset(self, spec: ProblemSpec) -> None:
-        check_positive_int(self.check_every, "check_every", self.name)
-        if self.threshold != "fixed_design" and not (
-            isinstance(self.threshold, (int, float))
-            and not isinstance(self.threshold, bool)
-            and self.threshold > 0
-        ):
-            raise InvalidParameterError(
-                f"{self.name}: threshold must be 'fixed_design' or a number > 0; got "
-                f"{self.threshold!r}."
-            )
         k = spec.n_arms
-        if spec.fixed_budget and spec.budget < k:
+        if spec.fixed_budget and self._require_budget() < k:
             raise InvalidParameterError(
                 f"{self.name}: the budget ({spec.budget}) is smaller than the number of arms "
                 f"({k}); round robin needs at least one pull per arm."
@@ -97,10 +94,10 @@ class Uniform(BaseAgent):
         theta = self._gram_inv @ (self._z.T @ means)
         _, z = glr_best_arm(self._z, theta, self._gram_inv / rounds, self._sigma)
         if self.threshold == "fixed_design":
-            beta = fixed_design_threshold(self._tests, self.spec.delta, self.n_arms)
+            beta = fixed_design_threshold(self._tests, self._require_delta(), self.n_arms)
         else:
             beta = float(self.threshold)
-        return z >= beta
+        return bool(z >= beta)
 
     def select(self) -> int | None:
         """The next arm in the round, or None once the stopping test passes."""
@@ -118,7 +115,7 @@ class Uniform(BaseAgent):
         self._require_reset("select_batch")
         k = self.n_arms
         if self.spec.fixed_budget:
-            remaining = self.spec.budget - self.t
+            remaining = self._require_budget() - self.t
             offset = (np.arange(k) - self.t) % k
             return (remaining // k + (offset < remaining % k)).astype(np.int64)
         if self.select() is None:

@@ -1,9 +1,11 @@
 """``GEGE``: G-optimal Empirical Gap Elimination for Pareto set identification.
 
 Kone, Kaufmann & Richert, "Bandit Pareto Set Identification in a Multi-Output Linear Model"
-(spec 000 §2–§3): Algorithm 1 (``OptEstimator``), Algorithm 2 (fixed budget), Algorithm 3
-(fixed confidence) and its ε-PSI variant (App. E.5). Outcomes are vectors of ``d`` objectives,
-all maximised; arm ``i`` has mean ``μ_i = Θᵀx_i`` with known features ``x_i``.
+(AISTATS 2025): Algorithm 1 (``OptEstimator``), Algorithm 2 (fixed budget), Algorithm 3 (fixed
+confidence) and its ε-PSI variant (App. E.5). Outcomes are vectors of ``d`` objectives, all
+maximised; arm ``i`` has mean ``μ_i = Θᵀx_i`` with known features ``x_i``. Where the paper and
+the authors' public code (``cyrille-kone/linear_psi``) differ, the docstrings say which is
+followed.
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ import math
 import numpy as np
 
 from agents.base import AgentCard, BaseAgent, Heuristic
-from agents.common.design_cache import DESIGNS, pinv_parts, reduced_coordinates
+from agents.common.classification import ClassificationBook, halving_keep
+from agents.common.design_cache import DESIGNS, leverages, pinv_parts, reduced_coordinates
+from agents.common.params import Choice, Real
 from agents.common.phases import PhaseTracking
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
@@ -21,7 +25,7 @@ from bandit_envs.errors import InvalidParameterError
 from bandit_envs.theory.design import g_optimal_design, round_design
 from bandit_envs.theory.pareto import empirical_gaps, pareto_mask
 
-__all__ = ["GEGE", "halving_keep", "opt_allocation", "leverages"]
+__all__ = ["GEGE", "opt_allocation"]
 
 #: weights at or below this (after normalisation) are outside a design's support (the same
 #: threshold as :func:`bandit_envs.theory.design.round_design`).
@@ -37,30 +41,8 @@ MAX_PHASE_SAMPLES = 2**53
 MAX_EXCHANGES = 1000
 
 
-def leverages(z: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """``‖z_i‖²_{V⁺}`` for every row of ``z``, ``V = Σ_i counts_i z_i z_iᵀ`` (spec 000 §2, eq. (3)).
-
-    ``V⁺`` is the inverse on the range of ``V`` (= ``B(BᵀVB)⁻¹Bᵀ`` when the pulled rows span the
-    rows' span); a row outside that range gets ``+inf`` (its mean is not estimable).
-
-    Args:
-        z: row features, shape (n, r).
-        counts: pulls per row, shape (n,), non-negative.
-    """
-    counts = np.asarray(counts, dtype=np.float64)
-    if not counts.any():
-        return np.full(z.shape[0], np.inf)
-    vecs, vals = pinv_parts((z.T * counts) @ z)
-    proj = z @ vecs
-    lev = (proj * proj / vals).sum(axis=1)
-    resid = np.linalg.norm(z - proj @ vecs.T, axis=1)
-    scale = max(float(np.max(np.abs(z))), 1.0)
-    lev[resid > 1e-9 * scale] = np.inf
-    return lev
-
-
 def _exchange(z: np.ndarray, counts: np.ndarray, bound: float) -> np.ndarray:
-    """Greedy Fedorov exchange on integer counts until ``max leverage ≤ bound`` (spec 000 §3.3).
+    """Greedy Fedorov exchange on integer counts until ``max leverage ≤ bound``.
 
     Moves one pull at a time from the arm of smallest leverage holding at least two pulls to the
     arm of largest leverage, as long as the maximal leverage decreases.
@@ -89,20 +71,21 @@ def _exchange(z: np.ndarray, counts: np.ndarray, bound: float) -> np.ndarray:
 def opt_allocation(
     z: np.ndarray, weights: np.ndarray, n: int, rank: int, kappa: float
 ) -> np.ndarray:
-    """Step 3 of ``OptEstimator`` (Kone et al., Alg. 1; spec 000 §3.1, §3.3): integer pulls.
+    """Step 3 of ``OptEstimator`` (Kone et al. 2025, Algorithm 1): integer pulls.
 
     Rounds the G-optimal design ``weights`` to ``n`` pulls with Pukelsheim's efficient rounding
-    (:func:`bandit_envs.theory.design.round_design`: Adams apportionment, ``n_i ≥ (n − p) w_i`` with
-    ``p`` the support size), then checks the guarantee GEGE relies on (App. H, Thm 4 of
-    Allen-Zhu et al. as used in Lemma 1):
+    (:func:`bandit_envs.theory.design.round_design`: Adams apportionment,
+    ``n_i ≥ (n − p) w_i`` with ``p`` the support size) — the paper cites the rounding of Allen-Zhu,
+    Li, Singh & Wang (ICML 2017) and the authors' code uses ``⌈n w_i⌉`` — then checks the
+    guarantee GEGE relies on (App. H, Thm 4, as used in Lemma 1):
 
         ``max_i ‖x_i‖²_{V_n⁺} ≤ (1 + 6κ) h_S / n``.
 
     Adams' bound gives it whenever ``n/(n − p) · F(w) ≤ (1 + 6κ) h_S``, which holds for every
-    ``n ≥ 5 h_S/κ²`` unless ``h_S`` is in the hundreds; if it fails, a greedy exchange of single
-    pulls (spec 000 §3.3, "fall back to a greedy exchange") repairs it. With fewer pulls than
-    support points (``n < p``) one pull goes to each of the ``n`` heaviest points and the
-    estimator is the pseudo-inverse one (spec 000 §3.5).
+    ``n ≥ 5 h_S/κ²`` unless ``h_S`` is in the hundreds; if it fails, a greedy (Fedorov) exchange
+    of single pulls repairs it. With fewer pulls than support points (``n < p``, which the
+    paper's budget condition excludes) one pull goes to each of the ``n`` heaviest points and
+    the estimator is the pseudo-inverse one of eq. (3).
 
     Args:
         z: the active arms' coordinates, shape (n_active, r).
@@ -137,65 +120,52 @@ def _design(z: np.ndarray, tol: float) -> tuple[np.ndarray, int]:
     return w, int(round(result.lower_bound))
 
 
-def halving_keep(gaps: np.ndarray, pareto: np.ndarray, n_keep: int) -> np.ndarray:
-    """Positions of the ``n_keep`` smallest empirical gaps (Kone et al., Alg. 2, line 6).
-
-    Ties are broken in favour of empirically optimal arms (spec 000 §3.5: the proof needs that
-    an arm of ``S_r`` is never removed while an empirically sub-optimal arm with an equal gap is
-    kept), then by position. Returns the kept positions in increasing order.
-
-    Args:
-        gaps: empirical gaps ``Δ̂_{i,r}``, shape (n,).
-        pareto: the empirical Pareto mask ``i ∈ S_r``, shape (n,).
-        n_keep: how many to keep (``⌈h / 2^r⌉``).
-    """
-    order = np.lexsort((~np.asarray(pareto, dtype=bool), np.asarray(gaps, dtype=np.float64)))
-    return np.sort(order[:n_keep])
-
-
 class GEGE(PhaseTracking, BaseAgent):
-    """G-optimal Empirical Gap Elimination (Kone, Kaufmann & Richert; spec 000 §3).
+    """G-optimal Empirical Gap Elimination (Kone, Kaufmann & Richert, AISTATS 2025).
 
     The setting comes from the problem: fixed budget when ``spec.budget`` is set, else fixed
     confidence (δ = ``spec.delta``). Each round ``r`` calls ``OptEstimator(A_r, N_r, κ_r)``
     (Alg. 1): the G-optimal design on the active arms, computed in an orthonormal basis of their
-    span (projection when they do not span ℝʰ, spec 000 §2), rounded to ``N_r`` integer pulls with
-    the ``(1 + 6κ) h_S / N`` guarantee (:func:`opt_allocation`), then least squares on *this
+    span (the projection of Sec. 2.2 when they do not span ℝʰ), rounded to ``N_r`` integer pulls
+    with the ``(1 + 6κ) h_S / N`` guarantee (:func:`opt_allocation`), then least squares on *this
     round's samples only*, ``Θ̂_r = V_N⁺ Σ_t x_{a_t} y_tᵀ`` (eq. (3)). Empirical Pareto set
     ``S_r`` and gaps ``Δ̂_{i,r}`` among the active arms come from
-    :func:`bandit_envs.theory.pareto.empirical_gaps` (eq. (5) with the typo fixed, spec 000 §3.4).
+    :func:`bandit_envs.theory.pareto.empirical_gaps` (eq. (5) as its proof and the authors' code
+    use it: the printed ``(Δ̂*_{i,r})_+`` inside the min is ``(Δ̂*_{j,r})_+``).
 
-    **Fixed budget** (Alg. 2; spec 000 §3.5, §6.5, §6.8): ``h`` = the rank of the features,
-    ``R = ⌈log₂ h⌉`` rounds (1 round when ``h = 1``), ``⌊T/R⌋`` pulls per round and the leftover
-    ``T − R⌊T/R⌋`` added to the last round (exactly ``T`` pulls), κ = 1/3. Round ``r`` keeps the
+    **Fixed budget** (Alg. 2): ``h`` = the rank of the features, ``R = ⌈log₂ h⌉`` rounds (1 round
+    when ``h = 1``, which the paper leaves undefined), ``⌊T/R⌋`` pulls per round and the leftover
+    ``T − R⌊T/R⌋`` added to the last round (exactly ``T`` pulls; the paper's ``T/R`` is not an
+    integer and the authors' ceilings can exceed ``T``), κ = 1/3. Round ``r`` keeps the
     ``⌈h/2^r⌉`` active arms with the smallest ``Δ̂_{i,r}`` (ties: empirically optimal arms kept
     first, :func:`halving_keep`); discarded arms of ``S_r`` are accepted, the others rejected.
     Answer: accepted arms plus the last survivor. Error bound (Thm 2, for ``T ≥ 45 h log₂ h``):
     ``exp(−T/(1200 σ² H_{2,lin} ⌈log₂h⌉) + log(2d(K + h + ⌈log₂h⌉)))``.
 
-    **Fixed confidence** (Alg. 3; spec 000 §3.6): ``ε_r = 2^{-(r+1)}``, ``δ_r = 6δ/(π²r²)``,
+    **Fixed confidence** (Alg. 3): ``ε_r = 2^{-(r+1)}``, ``δ_r = 6δ/(π²r²)``,
     ``h_r = dim span{x_i : i ∈ A_r}``; accept ``i ∈ S_r`` with ``Δ̂_{i,r} ≥ ε_r``, reject
     ``i ∉ S_r`` with ``Δ̂_{i,r} ≥ ε_r/2``; run while more than one arm is active and answer
-    ``B ∪ A`` (a single survivor is declared optimal, as in Alg. 3). Round lengths:
+    ``B ∪ A`` (a single survivor is declared optimal, as in Alg. 3). Round lengths (the paper
+    gives three different log terms, Alg. 3 and App. E.3–E.4, and κ = ε_r in Alg. 3 but ε_r/2
+    in the proof):
 
     * ``constants="theory"`` (default; δ-correct): ``t_r = max(⌈32(1+3ε_r) σ² h_r ε_r^{-2}
       log(2d|A_r|/δ_r)⌉, ⌈20 h_r/ε_r²⌉)`` with κ = ε_r/2 — exactly what the proof of Thm 3
       needs (App. E.4: Lemma 1 with precision ε_r/4 for each of the ``|A_r|`` arms, union bound
-      over rounds by ``Σ_r δ_r ≤ δ``; ``20h_r/ε_r² = 5h_r/κ²`` is Lemma 1's rounding condition;
-      spec 000 §6.4). With probability ≥ 1 − δ the answer is ``S*`` after at most
+      over rounds by ``Σ_r δ_r ≤ δ``; ``20h_r/ε_r² = 5h_r/κ²`` is Lemma 1's rounding
+      condition). With probability ≥ 1 − δ the answer is ``S*`` after at most
       ``⌈log₂(1/Δ_min)⌉`` rounds (Thm 3, gaps in (0, 1)).
-    * ``constants="practical"``: ``t_r = ⌈h_r log(1/δ_r)/ε_r²⌉`` (the authors' code, spec 000
-      §3.6 / §3.8: no σ², no 32, no union-bound term). **Heuristic, not δ-correct**; it is what
-      the paper's plots use (on NoC, δ = 0.1: ≈ 1.57·10⁴ samples, 3.65 rounds, ≈ 2 % errors,
-      ≈ 16× fewer samples than ``"theory"``). Reproductions and benchmarks of the paper pass it
-      explicitly.
+    * ``constants="practical"``: ``t_r = ⌈h_r log(1/δ_r)/ε_r²⌉`` (the authors' code: no σ², no
+      32, no union-bound term). **Heuristic, not δ-correct**; it is what the paper's plots use,
+      with an order of magnitude fewer samples than ``"theory"``. Reproductions and benchmarks
+      of the paper pass it explicitly.
 
-    Samples are counted as actual pulls (spec 000 §6.14): each round makes exactly ``t_r`` pulls.
-    The authors' code pulls ``⌈T_r w_i⌉`` times each arm of the design and reports ``⌈T_r⌉``; on
-    NoC the two accountings differ by about 0.2 %.
+    Samples are counted as actual pulls: each round makes exactly ``t_r`` pulls. The authors'
+    code pulls ``⌈T_r w_i⌉`` times each arm of the design and reports ``⌈T_r⌉``, which differs
+    by the rounding (at most one pull per support arm).
 
-    **ε-PSI** (spec 000 §3.7, App. E.5): with ``spec.epsilon = ε > 0`` (the task's public ε) the
-    fixed-confidence loop also stops before round ``r`` once ``ε_r ≤ ε/4`` and answers ``B ∪ A``
+    **ε-PSI** (end of Sec. 3.3 and App. E.5): with ``spec.epsilon = ε > 0`` (the task's public ε)
+    the fixed-confidence loop also stops before round ``r`` once ``ε_r ≤ ε/4`` and answers ``B ∪ A``
     (every still-active arm declared optimal): on the good event the answer is an ε-Pareto set.
     The fixed-budget algorithm is unchanged by ε.
 
@@ -204,13 +174,15 @@ class GEGE(PhaseTracking, BaseAgent):
     coincide at the same sample counts.
 
     **Speed**: designs and rounded allocations depend only on the features and the active set, so
-    they are memoised process-wide (:mod:`agents.common.design_cache`); per round the remaining cost is
-    one ``r×r`` pseudo-inverse, an ``O(|A_r| r d)`` product and the ``O(|A_r| |S_r| d)`` gaps.
+    they are memoised process-wide (:mod:`agents.common.design_cache`); per round the remaining
+    cost is one ``r×r`` pseudo-inverse, an ``O(|A_r| r d)`` product and the ``O(|A_r| |S_r| d)``
+    gaps.
 
     Args:
         constants: ``"theory"`` or ``"practical"`` round lengths in fixed confidence (above).
         design_tol: relative tolerance of the G-optimal design: stop once
-            ``max_i ‖x̃_i‖²_{V(w)⁻¹} ≤ h_S (1 + design_tol)`` (spec 000 §6.7), in (0, 1).
+            ``max_i ‖x̃_i‖²_{V(w)⁻¹} ≤ h_S (1 + design_tol)``, in (0, 1) (the paper's Algorithm 4
+            gives no tolerance).
 
     Attributes:
         accepted: arms classified optimal so far (sorted list).
@@ -223,8 +195,11 @@ class GEGE(PhaseTracking, BaseAgent):
     """
 
     card = AgentCard(
-        summary="G-optimal empirical gap elimination for (eps-)Pareto set identification in a multi-output linear model; fixed budget (halving, ceil(log2 h) rounds) and fixed confidence (theory constants, or the authors' practical ones)",
-        paper="Kone, Kaufmann & Richert, Bandit Pareto Set Identification in a Multi-Output Linear Model, Alg. 1-3",
+        summary="G-optimal empirical gap elimination for (eps-)Pareto set identification in a "
+        "multi-output linear model. Fixed budget: ceil(log2 h) halving rounds; fixed "
+        "confidence: rounds with the proof's constants (default) or the authors' practical ones",
+        paper="Kone, Kaufmann & Richert, Bandit Pareto Set Identification in a Multi-Output "
+        "Linear Model, AISTATS 2025, Algorithms 1-3 (GEGE)",
         heuristics=(
             Heuristic(
                 "constants",
@@ -241,6 +216,8 @@ class GEGE(PhaseTracking, BaseAgent):
         batch=True,
     )
 
+    parameters = {"constants": Choice("theory", "practical"), "design_tol": Real(gt=0, lt=1)}
+
     def __init__(self, constants: str = "theory", design_tol: float = 1e-6) -> None:
         self.constants = constants
         self.design_tol = design_tol
@@ -248,20 +225,6 @@ class GEGE(PhaseTracking, BaseAgent):
     # ------------------------------------------------------------------ episode set-up
 
     def _on_reset(self, spec: ProblemSpec) -> None:
-        if not isinstance(self.constants, str) or self.constants not in ("theory", "practical"):
-            raise InvalidParameterError(
-                f"{self.name}: constants must be 'theory' or 'practical'; got {self.constants!r}."
-            )
-        tol = self.design_tol
-        if (
-            isinstance(tol, bool)
-            or not isinstance(tol, (int, float))
-            or not math.isfinite(tol)
-            or not 0 < tol < 1
-        ):
-            raise InvalidParameterError(
-                f"{self.name}: design_tol must be a float in the open interval (0, 1); got {tol!r}."
-            )
         k = spec.n_arms
         features = np.eye(k) if spec.features is None else np.asarray(spec.features, float)
         self._z, self._zkey = reduced_coordinates(features)
@@ -273,14 +236,12 @@ class GEGE(PhaseTracking, BaseAgent):
         self._eps_task = float(spec.epsilon or 0.0)
         if self._fb:
             self._rounds = max(1, (self._h - 1).bit_length())  # ⌈log₂ h⌉, at least one round
-            if spec.budget < self._rounds:
+            if self._require_budget() < self._rounds:
                 raise InvalidParameterError(
                     f"{self.name}: the budget must be at least the number of rounds "
                     f"⌈log2 h⌉ = {self._rounds} (h = {self._h}); got {spec.budget!r}."
                 )
-        self._active = np.arange(k)
-        self._accepted: list[int] = []
-        self._rejected: list[int] = []
+        self._book = ClassificationBook(k)
         self._round = 0
         self._start_phases(k, self._d)
         self._last_pareto: np.ndarray | None = None
@@ -289,13 +250,14 @@ class GEGE(PhaseTracking, BaseAgent):
     # ------------------------------------------------------------------ rounds
 
     def _round_length(self, r: int, rank: int) -> tuple[int, float]:
-        """``N_r`` and κ of round ``r`` (Alg. 2 line 4 / Alg. 3 line 4; spec 000 §6.4, §6.5)."""
+        """``N_r`` and κ of round ``r`` (Alg. 2 line 4 / Alg. 3 line 4; see the class docstring)."""
         if self._fb:
-            per = self.spec.budget // self._rounds
-            n = per if r < self._rounds else self.spec.budget - (self._rounds - 1) * per
+            budget = self._require_budget()
+            per = budget // self._rounds
+            n = per if r < self._rounds else budget - (self._rounds - 1) * per
             return n, KAPPA_FB
         eps = 2.0 ** (-(r + 1))
-        delta_r = 6.0 * self.spec.delta / (math.pi**2 * r * r)
+        delta_r = 6.0 * self._require_delta() / (math.pi**2 * r * r)
         if self.constants == "theory":
             stat = (
                 32.0
@@ -303,7 +265,7 @@ class GEGE(PhaseTracking, BaseAgent):
                 * self._sigma2
                 * rank
                 / eps**2
-                * math.log(2.0 * self._d * self._active.size / delta_r)
+                * math.log(2.0 * self._d * self._book.active.size / delta_r)
             )
             n_stat = math.ceil(min(stat, MAX_PHASE_SAMPLES))
             n = max(n_stat, math.ceil(20.0 * rank / eps**2))
@@ -314,7 +276,7 @@ class GEGE(PhaseTracking, BaseAgent):
     def _plan_phase(self) -> None:
         """``OptEstimator`` steps 1–3 for the next round: design, ``N_r``, rounded allocation."""
         r = self._round + 1
-        active = self._active
+        active = self._book.active
         za = self._z[active]
         tol = float(self.design_tol)
         weights, rank = DESIGNS.get(
@@ -348,12 +310,12 @@ class GEGE(PhaseTracking, BaseAgent):
         vecs, vals = pinv_parts((zp.T * self._pcounts[pulled]) @ zp)
         b = vecs.T @ (zp.T @ self._psums[pulled])
         theta = vecs @ (b / vals[:, None])
-        return self._z[self._active] @ theta
+        return self._z[self._book.active] @ theta
 
     def _finish_phase(self) -> None:
         """Gaps, ``S_r`` and the round's classification (Alg. 2 lines 5–8 / Alg. 3 lines 6–8)."""
         r = self._plan["round"]
-        active = self._active
+        active = self._book.active
         means = self._estimate()
         result = empirical_gaps(means)
         gaps, pareto = result.gaps, result.pareto
@@ -369,8 +331,6 @@ class GEGE(PhaseTracking, BaseAgent):
             acc = pareto & (gaps >= eps)
             rej = ~pareto & (gaps >= eps / 2.0)
             keep = ~(acc | rej)
-        self._accepted = sorted(self._accepted + active[acc].tolist())
-        self._rejected = sorted(self._rejected + active[rej].tolist())
         self.phase_history.append(
             {
                 **self._plan,
@@ -384,18 +344,18 @@ class GEGE(PhaseTracking, BaseAgent):
             }
         )
         self._last_pareto = pareto[keep]
-        self._active = active[keep]
+        self._book.settle(acc, rej)  # the active arms are now active[keep]
         self._round = r
         self._planned = False
 
     @property
     def done(self) -> bool:
         """Whether the algorithm has finished (no round left to run)."""
-        if not hasattr(self, "_active"):
+        if not hasattr(self, "_book"):
             return False
         if self._fb:
             return self._round >= self._rounds
-        if self._active.size <= 1:
+        if self._book.active.size <= 1:
             return True
         next_eps = 2.0 ** (-(self._round + 2))
         return self._eps_task > 0 and next_eps <= self._eps_task / 4.0
@@ -405,12 +365,12 @@ class GEGE(PhaseTracking, BaseAgent):
     @property
     def accepted(self) -> list[int]:
         """Arms classified Pareto-optimal so far (``B_r``)."""
-        return list(self._accepted)
+        return self._book.accepted
 
     @property
     def rejected(self) -> list[int]:
         """Arms classified sub-optimal so far (``D_r``)."""
-        return list(self._rejected)
+        return self._book.rejected
 
     def recommend(self) -> Answer:
         """``B ∪ A`` once finished; before that, ``B`` plus the active arms estimated optimal.
@@ -420,7 +380,7 @@ class GEGE(PhaseTracking, BaseAgent):
         at all — every active arm.
         """
         self._require_reset("recommend")
-        active = self._active
+        active = self._book.active
         if self.done:
             chosen = active
         elif self._last_pareto is not None:
@@ -429,4 +389,4 @@ class GEGE(PhaseTracking, BaseAgent):
             chosen = active[pareto_mask(self._estimate())]
         else:
             chosen = active
-        return frozenset(int(i) for i in self._accepted) | frozenset(int(i) for i in chosen)
+        return self._book.answer(chosen)

@@ -1,9 +1,11 @@
 """Fixed-confidence Pareto set identification baselines: ``APE``, ``Racing`` and ``PAL``.
 
-Spec 000 §3.9 (d)–(f). Outcomes are vectors of ``d`` objectives, all maximised; the answer is the
-Pareto set ``S*`` (task ``"pareto_set"``). Margins ``M̂(i, j) = max_c [μ̂_i(c) − μ̂_j(c)]`` and
-``m̂(i, j) = −M̂(i, j)`` (spec 000 §1.4); the pairwise confidence widths ``β_ij`` of APE and
-Racing come from :func:`bandit_envs.theory.pareto.ape_confidence`.
+The fixed-confidence baselines of Kone, Kaufmann & Richert (AISTATS 2025, Sec. 5 and App. I),
+as the authors' public code (``cyrille-kone/linear_psi``) runs them. Outcomes are vectors of
+``d`` objectives, all maximised; the answer is the Pareto set ``S*`` (task ``"pareto_set"``).
+Margins ``M̂(i, j) = max_c [μ̂_i(c) − μ̂_j(c)]`` and ``m̂(i, j) = −M̂(i, j)`` (Sec. 2.1 of the
+GEGE paper, after Auer et al. 2016); the pairwise confidence widths ``β_ij`` of APE and Racing
+come from :func:`bandit_envs.theory.pareto.ape_confidence`.
 
 * :class:`APE` — Adaptive Pareto Exploration (Kone, Kaufmann & Richert 2023), fully sequential,
   unstructured, with an incremental ``O(K d)``-per-pull state.
@@ -15,14 +17,17 @@ Racing come from :func:`bandit_envs.theory.pareto.ape_confidence`.
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import numpy as np
 
 from agents.base import AgentCard, BaseAgent, Heuristic
+from agents.common.classification import ClassificationBook
+from agents.common.params import Choice
 from agents.common.phases import PhaseTracking
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
-from bandit_envs.errors import AgentProtocolError, InvalidParameterError
+from bandit_envs.errors import AgentProtocolError
 from bandit_envs.theory.linalg import reduce_features
 from bandit_envs.theory.pareto import (
     APE_THRESHOLDS,
@@ -34,10 +39,10 @@ from bandit_envs.theory.pareto import (
 
 __all__ = ["APE", "PAL", "Racing"]
 
-#: pulling rules of APE (spec 000 §3.9(d)).
+#: pulling rules of APE (see :class:`APE`).
 APE_PULLS = ("both", "least_sampled")
 
-#: PAL's confidence constants (spec 000 §3.9(e)).
+#: PAL's confidence constants (see :class:`PAL`).
 PAL_CONSTANTS = ("practical", "theory")
 
 
@@ -47,13 +52,8 @@ def _sigma(spec: ProblemSpec) -> float:
     return float(np.max(noise))
 
 
-def _check_choice(who: str, name: str, value: object, choices: tuple[str, ...]) -> None:
-    if not isinstance(value, str) or value not in choices:
-        raise InvalidParameterError(f"{who}: {name} must be one of {choices}; got {value!r}.")
-
-
 class APE(BaseAgent):
-    """Adaptive Pareto Exploration (Kone, Kaufmann & Richert, NeurIPS 2023; spec 000 §3.9(d)).
+    """Adaptive Pareto Exploration (Kone, Kaufmann & Richert, NeurIPS 2023).
 
     Unstructured and fully sequential. After one pull of every arm, each step ``t``:
 
@@ -72,9 +72,8 @@ class APE(BaseAgent):
     to the smallest index. The widths are those of :func:`bandit_envs.theory.pareto.ape_confidence`,
     in the per-arm form of :func:`~bandit_envs.theory.pareto.ape_width_terms`.
 
-    **Incremental state** (``O(K d)`` per pull, no ``K × K`` work; about 15 µs per pull at
-    ``K = 259``, ``d = 2``, about twenty NumPy calls: see
-    ``benchmarks/bench_psi_confidence.py``). ``β`` is symmetric, so
+    **Incremental state** (``O(K d)`` per pull, no ``K × K`` work, about twenty NumPy calls;
+    ``benchmarks/bench_psi_confidence.py`` measures it). ``β`` is symmetric, so
     ``min_j [M̂(i, j) + β_ij] = −g_i``, and two ``K × K`` matrices are kept, ``M̂ − β`` and
     ``M̂ + β`` (diagonal ``+inf``). A pull of arm ``a`` changes only row and column ``a`` of
     both. Pulls are recorded by ``observe`` and applied in order just before the next stopping
@@ -112,8 +111,11 @@ class APE(BaseAgent):
     """
 
     card = AgentCard(
-        summary="Adaptive Pareto Exploration: fully sequential, pulls b_t and c_t (or the less sampled), incremental O(Kd) pairwise state, APE stopping rule (union or heuristic widths)",
-        paper="Kone, Kaufmann & Richert, NeurIPS 2023 ())",
+        summary="Adaptive Pareto Exploration: fully sequential, pulls the two arms b_t and c_t "
+        "(or the less sampled of them) and stops by APE's rule, with union-bound or heuristic "
+        "widths",
+        paper="Kone, Kaufmann & Richert, Adaptive Algorithms for Relaxed Pareto Set "
+        "Identification, NeurIPS 2023 (APE)",
         heuristics=(
             Heuristic("threshold", lambda v: v == "heuristic", "the authors' C++ confidence width"),
         ),
@@ -126,6 +128,8 @@ class APE(BaseAgent):
         outcome_dims="any",
     )
 
+    parameters = {"pull": Choice(*APE_PULLS), "threshold": Choice(*APE_THRESHOLDS)}
+
     def __init__(self, pull: str = "both", threshold: str = "union") -> None:
         self.pull = pull
         self.threshold = threshold
@@ -133,13 +137,11 @@ class APE(BaseAgent):
     # ------------------------------------------------------------------ set-up
 
     def _on_reset(self, spec: ProblemSpec) -> None:
-        _check_choice(self.name, "pull", self.pull, APE_PULLS)
-        _check_choice(self.name, "threshold", self.threshold, APE_THRESHOLDS)
         k, d = spec.n_arms, int(spec.outcome_dim)
         self._k, self._d = k, d
         self._eps = float(spec.epsilon or 0.0)
         self._width = ape_width_terms(
-            float(spec.delta), _sigma(spec), threshold=self.threshold, n_arms=k, n_objectives=d
+            self._require_delta(), _sigma(spec), threshold=self.threshold, n_arms=k, n_objectives=d
         )
         self._muT = np.zeros((d, k))  # sample means, one row per objective
         self._inv = np.zeros(k)  # 1 / T_i
@@ -211,7 +213,9 @@ class APE(BaseAgent):
             self._stopped = True
             return None
         b = self._leader()
-        c = int(self._fast.lower_rows[b].argmin())
+        f = self._fast
+        assert f is not None  # built with the pairwise state (after the first K pulls)
+        c = int(f.lower_rows[b].argmin())
         if self.pull == "both":
             self._pending = c
             return b
@@ -220,6 +224,7 @@ class APE(BaseAgent):
     def _leader(self) -> int:
         """``b_t``: argmax of ``−g_i`` over ``i ∉ OPT(t)``, resolving only the rows it needs."""
         f, k = self._fast, self._k
+        assert f is not None
         mins, flat = f.mins, f.flat_values
         score = f.score
         np.add(f.offsets_upper, f.args_upper, out=f.index_upper)
@@ -237,8 +242,9 @@ class APE(BaseAgent):
                 return b
 
     def _stop_test(self) -> bool:
-        """``Z1 ≥ 0`` and ``Z2 ≥ 0`` (spec 000 §3.9(d)); ``S(t)`` only when it can pass."""
+        """``Z1 ≥ 0`` and ``Z2 ≥ 0`` (APE's stopping rule); ``S(t)`` only when it can pass."""
         f, k, eps = self._fast, self._k, self._eps
+        assert f is not None
         # necessary: every arm has h_i + ε ≥ 0 (if in S(t)) or g_i ≥ 0 (if not), and one arm
         # with (upper bound of h_i) + ε < 0 and (lower bound of −g_i) > 0 certainly fails it
         w = self._witness
@@ -263,6 +269,7 @@ class APE(BaseAgent):
     def _violator(self, upper_h: np.ndarray) -> bool:
         """Whether some arm has ``upper_h + ε < 0`` and lower bound of ``−g`` ``> 0``."""
         f = self._fast
+        assert f is not None
         worst = f.tmp2
         np.negative(f.ng, out=worst)
         np.maximum(upper_h + self._eps if self._eps else upper_h, worst, out=worst)
@@ -274,7 +281,9 @@ class APE(BaseAgent):
 
     def _resolve_row(self, r: int) -> float:
         """Make row ``r`` of the stacked ``(2K, K)`` matrices exact; return its minimum."""
-        row = self._fast.rows[r]
+        f = self._fast
+        assert f is not None
+        row = f.rows[r]
         j = int(row.argmin())
         value = row[j]
         self._mins[r], self._args[r] = value, j
@@ -283,6 +292,7 @@ class APE(BaseAgent):
     def _resolve_all(self) -> None:
         """Make every row exact (the inexact ones are recomputed, ``O(K²)`` at worst)."""
         f = self._fast
+        assert f is not None
         np.add(f.offsets, f.args, out=f.index)
         upper = f.flat_values.take(f.index)
         rows = (f.mins < upper).nonzero()[0]
@@ -320,6 +330,7 @@ class APE(BaseAgent):
     def _apply(self, a: int) -> None:
         """Arm ``a``'s new statistics: row and column ``a`` of ``M̂ ∓ β`` (``O(K d)``)."""
         f = self._fast
+        assert f is not None
         n = float(self.counts[a])
         inv_a = 1.0 / n
         ell_a = f.ell(n)
@@ -469,6 +480,7 @@ class _APEBuffers:
     def __init__(self, agent: APE) -> None:
         k, d = agent._k, agent._d
         h2 = agent._h2
+        assert h2 is not None  # the buffers are views into the built pairwise state
         self.d = d
         self.c0, self.ell = agent._width.c0, agent._width.ell
         self.flat = h2.reshape(2 * k, k)
@@ -503,26 +515,24 @@ class _Rounds(PhaseTracking, BaseAgent):
     """Rounds of one pull per active arm, then a classification step (Racing, PAL).
 
     Subclasses implement ``_classify()`` (called at the end of every round with ``counts`` and
-    ``sums`` up to date) which updates ``_active`` (sorted arm indices) and ``_accepted``.
+    ``sums`` up to date), which rejects and accepts arms in the book ``_book``.
     """
 
     def _start(self) -> None:
         k = self.spec.n_arms
-        self._active = np.arange(k)
-        self._accepted: list[int] = []
-        self._rejected: list[int] = []
+        self._book = ClassificationBook(k)
         self._round = 0
         self._start_phases(k, int(self.spec.outcome_dim))
 
     @property
     def done(self) -> bool:
         """Whether every arm is classified (no active arm left)."""
-        return hasattr(self, "_active") and self._active.size == 0
+        return hasattr(self, "_book") and self._book.active.size == 0
 
     def _plan_phase(self) -> None:
         self._remaining = np.zeros(self.n_arms, dtype=np.int64)
-        self._remaining[self._active] = 1
-        self._left = int(self._active.size)
+        self._remaining[self._book.active] = 1
+        self._left = int(self._book.active.size)
         self._cursor = 0
         self._planned = True
 
@@ -535,22 +545,19 @@ class _Rounds(PhaseTracking, BaseAgent):
         raise NotImplementedError
 
     def _apply(self, remove: np.ndarray, accept: np.ndarray) -> None:
-        """Remove ``remove`` (positions in ``_active``), then accept ``accept`` (in the rest)."""
-        active = self._active
-        self._rejected = sorted(self._rejected + active[remove].tolist())
-        active = active[~remove]
-        self._accepted = sorted(self._accepted + active[accept].tolist())
-        self._active = active[~accept]
+        """Reject ``remove`` (positions among the active arms), then ``accept`` (among the rest)."""
+        self._book.reject(remove)
+        self._book.accept(accept)
 
     @property
     def accepted(self) -> list[int]:
         """Arms classified Pareto-optimal so far."""
-        return list(self._accepted)
+        return self._book.accepted
 
     @property
     def rejected(self) -> list[int]:
         """Arms discarded as dominated so far."""
-        return list(self._rejected)
+        return self._book.rejected
 
     def _active_means(self) -> np.ndarray:
         raise NotImplementedError
@@ -561,21 +568,21 @@ class _Rounds(PhaseTracking, BaseAgent):
         Before the first round ends: every arm.
         """
         self._require_reset("recommend")
-        active = self._active
+        active = self._book.active
         if active.size and self._round > 0:
             active = active[pareto_mask(self._active_means())]
-        return frozenset(self._accepted) | frozenset(int(i) for i in active)
+        return self._book.answer(active)
 
 
 def _accept_sets(big_m: np.ndarray, width: np.ndarray) -> np.ndarray:
     """``P_2`` as a mask, given the margins ``M̂(i, j)`` and widths among the remaining arms.
 
     ``P_1 = {i : ∀ j ≠ i, M̂(i, j) > w_ij}``; ``P_2 = P_1`` if every arm is in ``P_1``, else
-    ``{i ∈ P_1 : ∀ j ∉ P_1, M̂(j, i) > w_ji}`` (Auer et al. 2016, Alg. 1; spec 000 §3.9(e)-(f)).
+    ``{i ∈ P_1 : ∀ j ∉ P_1, M̂(j, i) > w_ji}`` (Auer et al. 2016, Algorithm 1).
     """
     n = big_m.shape[0]
     diag = np.eye(n, dtype=bool)
-    p1 = ((big_m > width) | diag).all(axis=1)
+    p1 = cast(np.ndarray, ((big_m > width) | diag).all(axis=1))
     if p1.all():
         return p1
     safe = (big_m > width)[~p1][:, p1].all(axis=0)  # rows j ∉ P_1, columns i ∈ P_1
@@ -585,7 +592,7 @@ def _accept_sets(big_m: np.ndarray, width: np.ndarray) -> np.ndarray:
 
 
 class Racing(_Rounds):
-    """Pareto racing of Auer, Chiang, Ortner & Drugan (ICML 2016; spec 000 §3.9(f)).
+    """Pareto racing of Auer, Chiang, Ortner & Drugan (AISTATS 2016, Algorithm 1).
 
     Unstructured. Round ``t`` pulls every active arm once (so all active arms have ``t`` samples);
     then, with the sample means and ``β = β_ij(t, t)`` of
@@ -597,11 +604,12 @@ class Racing(_Rounds):
        from ``A``.
 
     Stop when ``A`` is empty and answer the accepted arms. Step 2 uses ``A`` after step 1
-    (the spec is silent on the order; a removed arm is dominated on the good event, so either
-    order is correct). Correctness with ``threshold="union"``: on the event of
-    :func:`~bandit_envs.theory.pareto.ape_confidence` every removed arm is dominated, and an accepted arm
-    is dominated by no active arm — nor by a removed one (its dominator chain ends in an active or
-    accepted arm) nor later by an accepted one (``P_2``'s condition). The ε of ε-PSI is not used:
+    (neither the paper nor the authors' code fixes the order; a removed arm is dominated on the
+    good event, so either order is correct). Correctness with ``threshold="union"``: on the
+    event of :func:`~bandit_envs.theory.pareto.ape_confidence` every removed arm is dominated,
+    and an accepted arm is dominated by no active arm — nor by a removed one (its dominator
+    chain ends in an active or accepted arm) nor later by an accepted one (``P_2``'s
+    condition). The ε of ε-PSI is not used:
     ``S*`` is also an ε-Pareto set. The flip side: an instance that is well posed only because
     ε > 0 (e.g. two identical Pareto-optimal arms) has a zero margin, and Racing then never stops
     (the episode ends at ``max_samples``); :class:`APE` and GEGE use ε and stop there.
@@ -614,8 +622,10 @@ class Racing(_Rounds):
     """
 
     card = AgentCard(
-        summary="Pareto racing: rounds of one pull per active arm, remove confidently dominated arms, accept P2 (APE's pairwise widths)",
-        paper="Auer, Chiang, Ortner & Drugan, ICML 2016, Alg. 1 ())",
+        summary="Pareto racing: rounds of one pull per active arm; removes the arms confidently "
+        "dominated and accepts those confidently optimal, with APE's pairwise widths",
+        paper="Auer, Chiang, Ortner & Drugan, Pareto Front Identification from Stochastic Bandit "
+        "Feedback, AISTATS 2016, Algorithm 1",
         heuristics=(
             Heuristic("threshold", lambda v: v == "heuristic", "the authors' C++ confidence width"),
         ),
@@ -629,16 +639,18 @@ class Racing(_Rounds):
         batch=True,
     )
 
+    parameters = {"threshold": Choice(*APE_THRESHOLDS)}
+
     def __init__(self, threshold: str = "union") -> None:
         self.threshold = threshold
 
     def _on_reset(self, spec: ProblemSpec) -> None:
-        _check_choice(self.name, "threshold", self.threshold, APE_THRESHOLDS)
         self._sig = _sigma(spec)
         self._start()
 
     def _active_means(self) -> np.ndarray:
-        return self.sums[self._active] / self.counts[self._active, None]
+        active = self._book.active
+        return self.sums[active] / self.counts[active, None]
 
     def _classify(self) -> None:
         spec = self.spec
@@ -647,7 +659,7 @@ class Racing(_Rounds):
             ape_confidence(
                 t,
                 t,
-                float(spec.delta),
+                self._require_delta(),
                 self._sig,
                 threshold=self.threshold,
                 n_arms=spec.n_arms,
@@ -656,7 +668,7 @@ class Racing(_Rounds):
         )
         big_m = dominance_margins(self._active_means())
         # m̂(i, j)_+ > β  ⇔  −M̂(i, j) > β (β ≥ 0); the diagonal M̂(i, i) = 0 never triggers
-        remove = (-big_m > beta).any(axis=1)
+        remove = cast(np.ndarray, (-big_m > beta).any(axis=1))
         keep = ~remove
         sub = big_m[keep][:, keep]
         accept = _accept_sets(np.maximum(sub, 0.0), np.full(sub.shape, beta))
@@ -664,15 +676,15 @@ class Racing(_Rounds):
 
 
 class PAL(_Rounds):
-    """PAL (Zuluaga et al., ICML 2013) with a linear kernel (spec 000 §3.9(e)).
+    """PAL (Zuluaga et al., ICML 2013) with a linear kernel, as the GEGE authors run it.
 
     As in the GEGE authors' Python code (Zuluaga, Sergent, Krause & Püschel's PAL "simplified by
     using insights from Auer et al. 2016").
 
     Round ``t`` pulls every active arm once and adds them to ``V_t = Σ_s x_{a_s} x_{a_s}ᵀ`` (all
     rounds' samples); ``Θ̂_t = V_t⁻¹ Σ_s x_{a_s} y_sᵀ`` in the coordinates of
-    :func:`bandit_envs.theory.linalg.reduce_features` (``V_t`` is invertible there after round 1 — the
-    code's ``10⁻⁶ I`` ridge is not needed). Widths ``β_i = √(b_t ‖x_i‖²_{V_t⁻¹})`` with
+    :func:`bandit_envs.theory.linalg.reduce_features` (``V_t`` is invertible there after round 1
+    — the code's ``10⁻⁶ I`` ridge is not needed). Widths ``β_i = √(b_t ‖x_i‖²_{V_t⁻¹})`` with
 
     * ``constants="practical"`` (default, the authors' code): ``b_t = log(K d π² t² / (6δ)) / 5``
       — the ``/5`` was "tuned empirically" and no σ appears. **Heuristic, not δ-correct.**
@@ -696,18 +708,24 @@ class PAL(_Rounds):
     """
 
     card = AgentCard(
-        summary="PAL with a linear kernel: rounds of one pull per active arm, least squares on the features, widths sqrt(b_t ||x||^2_{V^-1}) with the authors' /5 tuning (heuristic)",
-        paper="Zuluaga, Sergent, Krause & Püschel, ICML 2013, as in Kone et al.'s code ())",
+        summary="PAL with a linear kernel: rounds of one pull per active arm, least squares on "
+        "the features, widths sqrt(b_t ||x||^2_{V^-1}) with the empirically tuned /5 of the "
+        "GEGE authors' code (heuristic)",
+        paper="Zuluaga, Sergent, Krause & Püschel, Active Learning for Multi-Objective "
+        "Optimization, ICML 2013 (PAL), as in the code of Kone, Kaufmann & Richert "
+        "(AISTATS 2025)",
         heuristics=(
             Heuristic(
                 "constants",
                 lambda v: v == "practical",
-                "b_t = log(K d pi^2 t^2/(6 delta))/5, the /5 tuned empirically and no sigma (default)",
+                "b_t = log(K d pi^2 t^2/(6 delta))/5, the /5 tuned empirically and no sigma "
+                "(default)",
             ),
             Heuristic(
                 "constants",
                 lambda v: v == "theory",
-                "Zuluaga et al.'s Bayesian guarantee, no frequentist proof for this adaptive design",
+                "Zuluaga et al.'s Bayesian guarantee, no frequentist proof for this adaptive "
+                "design",
             ),
         ),
     )
@@ -720,11 +738,12 @@ class PAL(_Rounds):
         batch=True,
     )
 
+    parameters = {"constants": Choice(*PAL_CONSTANTS)}
+
     def __init__(self, constants: str = "practical") -> None:
         self.constants = constants
 
     def _on_reset(self, spec: ProblemSpec) -> None:
-        _check_choice(self.name, "constants", self.constants, PAL_CONSTANTS)
         k = spec.n_arms
         features = np.eye(k) if spec.features is None else np.asarray(spec.features, float)
         self._z, _ = reduce_features(features)
@@ -733,7 +752,7 @@ class PAL(_Rounds):
         self._theta = np.zeros((self._z.shape[1], int(spec.outcome_dim)))
 
     def _active_means(self) -> np.ndarray:
-        return self._z[self._active] @ self._theta
+        return self._z[self._book.active] @ self._theta
 
     def _classify(self) -> None:
         spec = self.spec
@@ -744,10 +763,10 @@ class PAL(_Rounds):
         inv = np.linalg.inv(gram)
         self._theta = inv @ (z.T @ self.sums)
         log_term = math.log(
-            spec.n_arms * int(spec.outcome_dim) * math.pi**2 * t * t / (6.0 * float(spec.delta))
+            spec.n_arms * int(spec.outcome_dim) * math.pi**2 * t * t / (6.0 * self._require_delta())
         )
         b_t = log_term / 5.0 if self.constants == "practical" else 2.0 * self._sig**2 * log_term
-        za = z[self._active]
+        za = z[self._book.active]
         lev = np.maximum(np.einsum("ij,jk,ik->i", za, inv, za), 0.0)
         beta = np.sqrt(b_t * lev)
         big_m = dominance_margins(self._active_means())

@@ -1,13 +1,14 @@
 """Unstructured Pareto set identification baselines: EGE-SH, EGE-SR and uniform sampling.
 
-The baselines GEGE is compared with (Kone, Kaufmann & Richert, spec 000 §3.9 (a)–(c), (g)); they
+The baselines GEGE is compared with (Kone, Kaufmann & Richert, AISTATS 2025, Sec. 5), as the
+authors' public code (``cyrille-kone/linear_psi``) runs them; the paper only names them. They
 ignore the arms' features and estimate every arm's mean vector by its sample mean. Outcomes are
 vectors of ``d`` objectives, all maximised. Empirical Pareto sets and gaps come from
-:mod:`bandit_envs.theory.pareto` (spec 000 §1.2, §3.4).
+:mod:`bandit_envs.theory.pareto` (Definition 1 and eq. (5) of the GEGE paper).
 
-* :class:`EGESH` — Empirical Gap Elimination with Successive Halving (Kone et al. 2024), fixed
-  budget.
-* :class:`EGESR` — Empirical Gap Elimination with Successive Rejects (Kone et al. 2024), fixed
+* :class:`EGESH` — Empirical Gap Elimination with Successive Halving (Kone, Kaufmann & Richert,
+  "Bandit Pareto Set Identification: the Fixed Budget Setting", AISTATS 2024), fixed budget.
+* :class:`EGESR` — Empirical Gap Elimination with Successive Rejects (same paper), fixed
   budget.
 * :class:`PSIUniform` — round robin: fixed budget with the empirical Pareto set of the sample
   means, fixed confidence with APE's stopping rule (:func:`bandit_envs.theory.pareto.ape_stop`).
@@ -21,18 +22,25 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import AgentCard, BaseAgent, Heuristic
+from agents.common.classification import ClassificationBook, halving_keep
+from agents.common.params import Boolean, Choice
 from agents.common.phases import PhaseTracking
-from agents.pareto.gege import halving_keep
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
 from bandit_envs.errors import InvalidParameterError
-from bandit_envs.theory.pareto import APE_THRESHOLDS, ape_stop, empirical_gaps, pareto_mask
+from bandit_envs.theory.pareto import (
+    APE_THRESHOLDS,
+    APEStop,
+    ape_stop,
+    empirical_gaps,
+    pareto_mask,
+)
 
 __all__ = ["EGESH", "EGESR", "PSIUniform", "successive_rejects_schedule"]
 
 
 def successive_rejects_schedule(n_arms: int, budget: int) -> np.ndarray:
-    """EGE-SR's cumulative pulls per active arm ``n_1 ≤ … ≤ n_{K−1}`` (spec 000 §3.9(c)).
+    """EGE-SR's cumulative pulls per active arm ``n_1 ≤ … ≤ n_{K−1}`` (Kone et al. 2024).
 
     ``n_k = ⌈(T − K) / (loḡ(K) (K + 1 − k))⌉`` with ``loḡ(K) = 1/2 + Σ_{i=2}^{K} 1/i``
     (Audibert, Bubeck & Munos 2010's successive rejects schedule, as in Kone et al. 2024). Phase
@@ -76,9 +84,7 @@ class _SampleMeanPhases(PhaseTracking, BaseAgent):
     def _start(self, spec: ProblemSpec) -> None:
         k = spec.n_arms
         self._d = int(spec.outcome_dim)
-        self._active = np.arange(k)
-        self._accepted: list[int] = []
-        self._rejected: list[int] = []
+        self._book = ClassificationBook(k)
         self._round = 0
         self._start_phases(k, self._d)
         self.phase_history: list[dict] = []
@@ -98,24 +104,19 @@ class _SampleMeanPhases(PhaseTracking, BaseAgent):
         counts, sums = (self._pcounts, self._psums) if forget else (self.counts, self.sums)
         return sums[arms] / counts[arms][:, None]
 
-    def _classify(self, active: np.ndarray, acc: np.ndarray, rej: np.ndarray) -> None:
-        self._accepted = sorted(self._accepted + active[acc].tolist())
-        self._rejected = sorted(self._rejected + active[rej].tolist())
-        self._active = active[~(acc | rej)]
-
     @property
     def accepted(self) -> list[int]:
         """Arms classified Pareto-optimal so far."""
-        return list(self._accepted)
+        return self._book.accepted
 
     @property
     def rejected(self) -> list[int]:
         """Arms classified sub-optimal so far."""
-        return list(self._rejected)
+        return self._book.rejected
 
     def _interim(self) -> np.ndarray:
         """Active arms estimated optimal from all their data (an interrupted episode's answer)."""
-        active = self._active
+        active = self._book.active
         pulled = self.counts[active] > 0
         if not pulled.any():
             return active
@@ -126,7 +127,7 @@ class _SampleMeanPhases(PhaseTracking, BaseAgent):
 
 
 class EGESH(_SampleMeanPhases):
-    """EGE-SH: Empirical Gap Elimination, Successive Halving (Kone et al. 2024; spec 000 §3.9(b)).
+    """EGE-SH: Empirical Gap Elimination, Successive Halving (Kone, Kaufmann & Richert 2024).
 
     Fixed budget ``T``, ``R = ⌈log₂ K⌉`` rounds. Round ``r`` pulls every active arm
     ``⌊T / (|A_r| R)⌋`` more times, computes the empirical Pareto set ``S_r`` and the empirical
@@ -134,11 +135,12 @@ class EGESH(_SampleMeanPhases):
     Kone et al. with ``j ≠ i``: on empirically optimal arms ``δ̂*_i ≥ 0`` already, so this equals
     the C++ form whose ``Δ̂*`` includes ``j = i``), keeps the ``⌈|A_r|/2⌉`` arms with the smallest
     gaps — ties at the cut remove empirically sub-optimal arms first
-    (:func:`agents.pareto.gege.halving_keep`, the C++ tie-break) — and accepts the removed arms of ``S_r``,
-    rejecting the others. Answer: accepted arms plus the last survivor. Error bound (Kone et al.
-    2024, quoted at L159–161 of the GEGE paper): ``exp(−T/(288 σ² H₂ log₂K) + log(2d(K−1)|S*|
-    log₂K))``. With canonical features and ``K = h`` a power of 2, GEGE's fixed-budget rounds
-    remove the same arms (L163; spec 000 §7 fact 26).
+    (:func:`agents.common.classification.halving_keep`, the C++ tie-break) — and accepts the
+    removed arms of ``S_r``, rejecting the others. Answer: accepted arms plus the last survivor.
+    Error bound (Kone et al. 2024, as quoted in Sec. 3.2 of the GEGE paper):
+    ``exp(−T/(288 σ² H₂ log₂K) + log(2d(K−1)|S*| log₂K))``. With canonical features and
+    ``K = h`` a power of 2, GEGE's fixed-budget rounds remove the same arms (GEGE paper,
+    Sec. 3.2).
 
     Statistics: by default every round uses all the samples of the arm so far (``forget=False``,
     the authors' C++ ``ege_sh``, which the paper's plots use); ``forget=True`` is the authors'
@@ -146,8 +148,9 @@ class EGESH(_SampleMeanPhases):
     ``Σ_r |A_r| ⌊T/(|A_r| R)⌋ ≤ T`` pulls are made; the rest of the budget is left unspent (as
     in the C++ code).
 
-    Refuses budgets below ``K⌈log₂K⌉`` (every arm needs a sample in round 1; spec 000 §3.9(b),
-    §6.12): :class:`~bandit_envs.errors.InvalidParameterError` at ``reset``. The ε of an ε-PSI
+    Refuses budgets below ``K⌈log₂K⌉`` (every arm needs a sample in round 1; the GEGE paper,
+    Sec. 5, notes the same requirement):
+    :class:`~bandit_envs.errors.InvalidParameterError` at ``reset``. The ε of an ε-PSI
     task is ignored (an exact answer is also an ε-Pareto set). Features are ignored.
 
     **Batch path**: one batch per round; the one-pull path walks the same allocation.
@@ -165,8 +168,11 @@ class EGESH(_SampleMeanPhases):
     """
 
     card = AgentCard(
-        summary="unstructured Pareto set identification, fixed budget: empirical gap elimination with successive halving (ceil(log2 K) rounds, statistics accumulate; needs T >= K ceil(log2 K))",
-        paper="Kone, Kaufmann & Richert 2024 (EGE-SH), as run in the GEGE paper ())",
+        summary="Unstructured Pareto set identification with a fixed budget: empirical gap "
+        "elimination with successive halving over ceil(log2 K) rounds (needs T >= K "
+        "ceil(log2 K))",
+        paper="Kone, Kaufmann & Richert, Bandit Pareto Set Identification: the Fixed Budget "
+        "Setting, AISTATS 2024 (EGE-SH), as run in the experiments of the GEGE paper",
     )
 
     capabilities = AgentCapabilities(
@@ -177,18 +183,16 @@ class EGESH(_SampleMeanPhases):
         batch=True,
     )
 
+    parameters = {"forget": Boolean()}
+
     def __init__(self, forget: bool = False) -> None:
         self.forget = forget
 
     def _on_reset(self, spec: ProblemSpec) -> None:
-        if not isinstance(self.forget, (bool, np.bool_)):
-            raise InvalidParameterError(
-                f"{self.name}: forget must be True or False; got {self.forget!r}."
-            )
         k = spec.n_arms
         self._rounds = (k - 1).bit_length()  # ⌈log₂ K⌉ (0 for a single arm)
         need = k * self._rounds
-        if spec.budget < need:
+        if self._require_budget() < need:
             raise InvalidParameterError(
                 f"{self.name}: the budget must be at least K⌈log2 K⌉ = {k}·{self._rounds} = "
                 f"{need} (K = {k}) so that every arm is pulled in round 1; got {spec.budget!r}."
@@ -201,8 +205,8 @@ class EGESH(_SampleMeanPhases):
         return hasattr(self, "_rounds") and self._round >= self._rounds
 
     def _plan_phase(self) -> None:
-        active = self._active
-        per = self.spec.budget // (active.size * self._rounds)
+        active = self._book.active
+        per = self._require_budget() // (active.size * self._rounds)
         alloc = np.zeros(self.n_arms, dtype=np.int64)
         alloc[active] = per
         self._set_allocation(
@@ -216,7 +220,7 @@ class EGESH(_SampleMeanPhases):
         )
 
     def _finish_phase(self) -> None:
-        active = self._active
+        active = self._book.active
         means = self._means(active, forget=bool(self.forget))
         result = empirical_gaps(means)
         keep = np.zeros(active.size, dtype=bool)
@@ -233,19 +237,19 @@ class EGESH(_SampleMeanPhases):
                 "survivors": active[keep].tolist(),
             }
         )
-        self._classify(active, acc, rej)
+        self._book.settle(acc, rej)
         self._round += 1
         self._planned = False
 
     def recommend(self) -> Answer:
         """Accepted arms plus the active ones (one survivor once finished)."""
         self._require_reset("recommend")
-        chosen = self._active if self.done else self._interim()
-        return frozenset(int(i) for i in self._accepted) | frozenset(int(i) for i in chosen)
+        chosen = self._book.active if self.done else self._interim()
+        return self._book.answer(chosen)
 
 
 class EGESR(_SampleMeanPhases):
-    """EGE-SR: Empirical Gap Elimination, Successive Rejects (Kone et al. 2024; spec 000 §3.9(c)).
+    """EGE-SR: Empirical Gap Elimination, Successive Rejects (Kone, Kaufmann & Richert 2024).
 
     Fixed budget ``T``, ``K − 1`` phases with the successive rejects schedule ``n_k``
     (:func:`successive_rejects_schedule`; total ≤ ``T``). Phase ``k`` brings every active arm to
@@ -272,8 +276,10 @@ class EGESR(_SampleMeanPhases):
     """
 
     card = AgentCard(
-        summary="unstructured Pareto set identification, fixed budget: empirical gap elimination with the successive rejects schedule (one accept or reject per phase)",
-        paper="Kone, Kaufmann & Richert 2024 (EGE-SR); schedule of Audibert, Bubeck & Munos 2010 ())",
+        summary="Unstructured Pareto set identification with a fixed budget: empirical gap "
+        "elimination on the successive rejects schedule, one arm accepted or rejected per phase",
+        paper="Kone, Kaufmann & Richert, Bandit Pareto Set Identification: the Fixed Budget "
+        "Setting, AISTATS 2024 (EGE-SR); schedule of Audibert, Bubeck & Munos, COLT 2010",
     )
 
     capabilities = AgentCapabilities(
@@ -289,18 +295,18 @@ class EGESR(_SampleMeanPhases):
 
     def _on_reset(self, spec: ProblemSpec) -> None:
         k = spec.n_arms
-        if k >= 2 and spec.budget <= k:
+        budget = self._require_budget()
+        if k >= 2 and budget <= k:
             raise InvalidParameterError(
                 f"{self.name}: the budget must be larger than the number of arms K = {k} so "
                 f"that every arm is pulled in the first phase; got {spec.budget!r}."
             )
         self.schedule = (
-            successive_rejects_schedule(k, spec.budget) if k >= 2 else np.zeros(0, dtype=np.int64)
+            successive_rejects_schedule(k, budget) if k >= 2 else np.zeros(0, dtype=np.int64)
         )
         self._start(spec)
         if k == 1:
-            self._accepted = [0]
-            self._active = np.zeros(0, dtype=np.int64)
+            self._book.accept(np.ones(1, dtype=bool))
 
     @property
     def done(self) -> bool:
@@ -312,7 +318,7 @@ class EGESR(_SampleMeanPhases):
         return int(self.schedule[phase - 1]) - prev
 
     def _plan_phase(self) -> None:
-        active = self._active
+        active = self._book.active
         per = self._increment(self._round + 1)
         alloc = np.zeros(self.n_arms, dtype=np.int64)
         alloc[active] = per
@@ -334,7 +340,7 @@ class EGESR(_SampleMeanPhases):
             self._plan_phase()  # a phase without new pulls: decide at once
 
     def _decide(self) -> None:
-        active = self._active
+        active = self._book.active
         means = self._means(active)
         result = empirical_gaps(means)
         gaps, pareto = result.gaps, result.pareto
@@ -359,33 +365,33 @@ class EGESR(_SampleMeanPhases):
                 "survivors": active[~(acc | rej)].tolist(),
             }
         )
-        self._classify(active, acc, rej)
+        self._book.settle(acc, rej)
         self._round += 1
         self._planned = False
 
     def recommend(self) -> Answer:
         """The accepted set once finished; before that, accepted plus estimated-optimal active."""
         self._require_reset("recommend")
-        chosen = self._active if self.done else self._interim()
-        return frozenset(int(i) for i in self._accepted) | frozenset(int(i) for i in chosen)
+        chosen = self._book.active if self.done else self._interim()
+        return self._book.answer(chosen)
 
 
 class PSIUniform(_SampleMeanPhases):
-    """Uniform (round-robin) sampling for Pareto set identification (spec 000 §3.9(a), (g)).
+    """Uniform (round-robin) sampling for Pareto set identification (the GEGE paper's baseline).
 
-    * **Fixed budget** (§3.9(a), the authors' ``RoundRobin``): each arm is pulled ``⌊T/K⌋`` times
+    * **Fixed budget** (the authors' python ``RoundRobin``): each arm is pulled ``⌊T/K⌋`` times
       and the ``T − K⌊T/K⌋`` remaining pulls go to distinct arms drawn uniformly at random (from
-      the episode's ``rng``, without replacement — the spec says "random arms"); the answer is
-      the empirical Pareto set of the sample means. Needs ``T ≥ K``.
-    * **Fixed confidence** (§3.9(g), the authors' C++ ``psi_uniform``): rounds of one pull of
-      every arm; after each round, APE's stopping rule (:func:`bandit_envs.theory.pareto.ape_stop`,
-      Kone et al. 2023) on the sample means; stop when ``Z1 ≥ 0`` and ``Z2 ≥ 0`` and answer the
-      empirical Pareto set. With ``threshold="union"`` (default) the confidence width is
-      δ-correct (union bound over pairs, objectives and sample counts; proof in
-      :func:`bandit_envs.theory.pareto.ape_confidence`); ``threshold="heuristic"`` is the authors' C++
-      width, **heuristic, not δ-correct**. With an ε-PSI task (``spec.epsilon = ε > 0``) the rule
-      certifies an ε-Pareto set (``Z1`` gains ``+ε``). An interrupted episode (sample cap)
-      answers the current empirical Pareto set.
+      the episode's ``rng``, without replacement; the code only says "random arms"); the answer
+      is the empirical Pareto set of the sample means. Needs ``T ≥ K``.
+    * **Fixed confidence** (the authors' C++ ``psi_uniform``, not in the paper's plots): rounds
+      of one pull of every arm; after each round, APE's stopping rule
+      (:func:`bandit_envs.theory.pareto.ape_stop`, Kone et al. 2023) on the sample means; stop
+      when ``Z1 ≥ 0`` and ``Z2 ≥ 0`` and answer the empirical Pareto set. With
+      ``threshold="union"`` (default) the confidence width is δ-correct (union bound over pairs,
+      objectives and sample counts; proof in :func:`bandit_envs.theory.pareto.ape_confidence`);
+      ``threshold="heuristic"`` is the authors' C++ width, **heuristic, not δ-correct**. With an
+      ε-PSI task (``spec.epsilon = ε > 0``) the rule certifies an ε-Pareto set (``Z1`` gains
+      ``+ε``). An interrupted episode (sample cap) answers the current empirical Pareto set.
 
     Features are ignored (unstructured: sample means only). σ is ``max(spec.noise_std)``
     (1 when unknown).
@@ -402,8 +408,12 @@ class PSIUniform(_SampleMeanPhases):
     """
 
     card = AgentCard(
-        summary="round robin for Pareto set identification; fixed budget: empirical Pareto set of sample means; fixed confidence: APE's stopping rule (union-bound or heuristic widths)",
-        paper="baseline (), (g)); stopping rule of Kone, Kaufmann & Richert 2023 (APE)",
+        summary="Round robin for Pareto set identification. Fixed budget: the empirical Pareto "
+        "set of the sample means; fixed confidence: APE's stopping rule (union-bound or "
+        "heuristic widths)",
+        paper="Baseline of Kone, Kaufmann & Richert, AISTATS 2025, Sec. 5; stopping rule of "
+        "Kone, Kaufmann & Richert, Adaptive Algorithms for Relaxed Pareto Set Identification, "
+        "NeurIPS 2023 (APE)",
         heuristics=(
             Heuristic("threshold", lambda v: v == "heuristic", "the authors' C++ confidence width"),
         ),
@@ -416,17 +426,15 @@ class PSIUniform(_SampleMeanPhases):
         batch=True,
     )
 
+    parameters = {"threshold": Choice(*APE_THRESHOLDS)}
+
     def __init__(self, threshold: str = "union") -> None:
         self.threshold = threshold
 
     def _on_reset(self, spec: ProblemSpec) -> None:
-        if not isinstance(self.threshold, str) or self.threshold not in APE_THRESHOLDS:
-            raise InvalidParameterError(
-                f"{self.name}: threshold must be one of {APE_THRESHOLDS}; got {self.threshold!r}."
-            )
         k = spec.n_arms
         self._fb = spec.budget is not None
-        if self._fb and spec.budget < k:
+        if self._fb and self._require_budget() < k:
             raise InvalidParameterError(
                 f"{self.name}: the budget must be at least the number of arms K = {k} (one pull "
                 f"per arm); got {spec.budget!r}."
@@ -435,9 +443,9 @@ class PSIUniform(_SampleMeanPhases):
         self._sigma = _noise_level(spec)
         self._eps = float(spec.epsilon or 0.0)
         self._stopped = False
-        self.stop_statistics = None
+        self.stop_statistics: APEStop | None = None
         if self._fb:
-            per, extra = divmod(int(spec.budget), k)
+            per, extra = divmod(self._require_budget(), k)
             alloc = np.full(k, per, dtype=np.int64)
             alloc[self.rng.choice(k, size=extra, replace=False)] += 1
             self._fb_alloc = alloc
@@ -462,15 +470,16 @@ class PSIUniform(_SampleMeanPhases):
             self._stopped = True
             return
         means = self.sums / self.counts[:, None]
-        self.stop_statistics = ape_stop(
+        statistics = ape_stop(
             means,
             self.counts,
-            self.spec.delta,
+            self._require_delta(),
             self._sigma,
             threshold=self.threshold,
             epsilon=self._eps,
         )
-        self._stopped = self.stop_statistics.stop
+        self.stop_statistics = statistics
+        self._stopped = statistics.stop
 
     def recommend(self) -> Answer:
         """The empirical Pareto set of the sample means (every arm before any data)."""

@@ -1,4 +1,4 @@
-"""The sequential agents' fast paths (issue 10) change no result.
+"""The sequential agents' fast paths change no result.
 
 * Seeded records (samples, answer, a digest of the pulls per arm) of LinGapE, linear
   Track-and-Stop, APE and the agents built on them (m-LinGapE, LinGIFA, LazyTTS), recorded
@@ -27,6 +27,7 @@ from scipy import stats
 
 import bandit_envs  # noqa: F401
 from agents.common.design_cache import DESIGNS
+from agents.common.params import Boolean
 from agents.eps_good.lazy_tts import LazyTTS
 from agents.eps_good.top_m import LinGIFA, MLinGapE
 from agents.linear_bai import lingape as lingape_module
@@ -83,8 +84,8 @@ AGENTS = {
     "LazyTTS()": LazyTTS,
 }
 
-#: (env, agent, seed, samples, answer, sha256 of repr(pulls)[:16]), recorded before issue 10's
-#: optimisations (commit c776ea6).
+#: (env, agent, seed, samples, answer, sha256 of repr(pulls)[:16]), recorded before the fast
+#: paths were written (commit c776ea6).
 RECORDS = [
     ("soare2", "LinGapE()", 0, 1855, (0,), "5d8574b9e85f5f78"),
     ("soare2", "LinGapE()", 1, 362, (0,), "4e891c22c915bb01"),
@@ -314,6 +315,9 @@ def test_ratio_rule_with_column_generation_matches_the_full_lp(monkeypatch):
 
 class _CountingTaS(LinearTrackAndStop):
     """Counts the stopping tests decided by the O(h) certificate (``exact=False`` disables it)."""
+
+    # a narrower signature than LinearTrackAndStop's: its own constraints table
+    parameters = {"exact": Boolean(), "threshold": LinearTrackAndStop.parameters["threshold"]}
 
     def __init__(self, exact: bool = False, threshold: str = "proven") -> None:
         super().__init__(threshold=threshold, design_tol=0.05, recompute_ratio=0.5)

@@ -1073,14 +1073,14 @@ CASES: list[Case] = [
         "params",
         InvalidParameterError,
         'run_episode(soare(), make_agent("XYAdaptive", alpha=0), seed=0)',
-        "XYAdaptive: alpha must be a number in (0, 1); got 0.",
+        "XYAdaptive: alpha must be a float in (0, 1); got 0.",
     ),
     Case(
         "params",
         InvalidParameterError,
         'run_episode(gym.make("LinearPSI-Synthetic-v0", K=10), make_agent("GEGE", '
         'constants="magic"), seed=0)',
-        "GEGE: constants must be 'theory' or 'practical'; got 'magic'.",
+        "GEGE: constants must be one of 'theory', 'practical'; got 'magic'.",
     ),
     Case(
         "params",

@@ -1,4 +1,4 @@
-"""SFSR, SFSR-L and USLP (Tang et al., spec 004): the testable facts of §6 and the protocol."""
+"""SFSR, SFSR-L and USLP (Tang, Jain, Nayyar & Nuzzo 2024): facts of the paper and the protocol."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from bandit_envs.errors import InvalidParameterError
 from bandit_envs.theory import lp
 
 AGENTS = (SFSR, SFSRL, USLP)
-#: the optimal bases of Table 1 in row-major arm order (spec 004 §4.2; slacks are 24 and 25)
+#: the optimal bases of the paper's Table 1 (App. C) in row-major arm order (slacks are 24 and 25)
 TABLE1_SUPPORTS = {
     "D1P": frozenset({5, 24, 25}),
     "D2P": frozenset({10, 20, 25}),
@@ -307,14 +307,18 @@ def test_lowest_index_tie_break_is_deterministic_and_random_ties_vary():
     "kwargs, message",
     [
         ({"score": "ucb"}, "SFSR: score must be one of 'iv', 'lagrangian'; got 'ucb'."),
-        ({"tie_break": "first"}, "SFSR: tie_break must be one of 'random', 'lowest_index'; got "),
+        (
+            {"tie_break": "first"},
+            "SFSR: tie_break must be one of 'random', 'lowest_index'; got 'first'.",
+        ),
         ({"dual": "simplex"}, "SFSR: dual must be one of 'basis', 'highs'; got 'simplex'."),
     ],
 )
 def test_invalid_parameters_are_named(kwargs, message):
     env = gym.make("ConstrainedMixed-Custom-v0", budget=100)
-    with pytest.raises(InvalidParameterError, match=message.replace("(", r"\(")):
+    with pytest.raises(InvalidParameterError) as info:
         run_episode(env, SFSR(**kwargs), 0)
+    assert str(info.value) == message
 
 
 def test_budget_too_small_is_refused():
@@ -340,7 +344,7 @@ def test_interrupted_recommendation_uses_the_items_with_data():
     assert agent.recommend() == frozenset({0, 5})
     for arm in range(1, 5):
         agent.observe(arm, means[arm])
-    assert agent.recommend() == frozenset({1, 2})  # the toy's I* (spec 004 fact 5)
+    assert agent.recommend() == frozenset({1, 2})  # the toy's optimal basis I*
 
 
 def test_fixed_confidence_is_refused_with_the_reason():
@@ -382,7 +386,8 @@ def _error_rate(env, agent_cls, runs, seed0=0):
 
 
 def test_sfsr_beats_uslp_on_a1r_quick():
-    """A1r (spec §4.5b) at N = 5000: SFSR 0.003, USLP 0.033 in the prototype; 300 runs here."""
+    """A1r (our stand-in for Fig. 2) at N = 5000: error rates 0.003 (SFSR) and 0.033 (USLP) in an
+    independent implementation; 300 runs here."""
     env = gym.make(
         "ConstrainedMixed-Custom-v0", rewards=A1R_REWARDS, costs=[A1R_COSTS], budget=5000
     )
@@ -392,7 +397,8 @@ def test_sfsr_beats_uslp_on_a1r_quick():
 
 
 def test_sfsr_l_fails_on_the_hard_construction():
-    """H2r (Appendix A) at N = 10⁴: SFSR-L 0.583 vs SFSR 0.070 in the prototype; R = 400."""
+    """H2r (Appendix A) at N = 10⁴: error rates 0.583 (SFSR-L) and 0.070 (SFSR) in an independent
+    implementation; 400 runs here."""
     env = gym.make("ConstrainedMixed-Hard-v0", budget=10_000)
     sfsr, sfsrl = _error_rate(env, SFSR, 400), _error_rate(env, SFSRL, 400)
     uslp = _error_rate(env, USLP, 400)

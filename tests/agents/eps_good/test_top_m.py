@@ -23,7 +23,8 @@ from bandit_envs.theory.linalg import reduce_features
 
 AGENTS = (MLinGapE, LinGIFA)
 
-#: static instance (spec 002 §4.3, d = 8, m̃ = 4, Δ = 1, ε = Δ/2): G_ε = {0, 1, 2, 3}.
+#: the static instance of Li et al. (2025, Sec. 7.1; d = 8, m̃ = 4, Δ = 1, ε = Δ/2):
+#: G_ε = {0, 1, 2, 3}.
 STATIC_X = np.eye(8)
 STATIC_THETA = np.array([1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0])
 
@@ -318,20 +319,37 @@ def test_delta_correct_on_the_static_instance_proven_width(agent_cls, m):
 @pytest.mark.parametrize("agent_cls", AGENTS, ids=lambda a: a.__name__)
 def test_parameters_are_validated_at_reset(agent_cls):
     env = make_env(STATIC_X, STATIC_THETA, 0.5)
+    name = agent_cls.__name__
+    selections = "'greedy', 'ratio'" + (", 'largest_variance'" if agent_cls is LinGIFA else "")
     cases = [
-        (dict(m=0), r"m must be None .* 'hint' or an integer in \[1, K - 1\] = \[1, 7\] .*got 0"),
-        (dict(m=8), r"got 8\."),
-        (dict(m=2.0), r"got 2\.0\."),
-        (dict(m=True), r"got True\."),
-        (dict(answer="set"), r"answer must be one of \['top_m', 'eps_rule'\]; got 'set'"),
-        (dict(tolerance=-0.1), r"tolerance must be a finite float >= 0"),
-        (dict(selection="uniform"), r"selection must be one of"),
-        (dict(confidence="gaussian"), r"confidence must be one of"),
-        (dict(confidence="self_normalized"), r"theta_bound must be"),
+        (dict(m=0), "m must be None or 'hint' or an integer >= 1; got 0."),
+        (
+            dict(m=8),
+            "m (the size of the top-m answer) must be at most K - 1 = 7 on this problem; got 8.",
+        ),
+        (dict(m=2.0), "m must be None or 'hint' or an integer >= 1; got 2.0."),
+        (dict(m=True), "m must be None or 'hint' or an integer >= 1; got True."),
+        (dict(answer="set"), "answer must be one of 'top_m', 'eps_rule'; got 'set'."),
+        (
+            dict(tolerance=-0.1),
+            "tolerance must be a finite float >= 0 or 'epsilon'; got -0.1.",
+        ),
+        (dict(selection="uniform"), f"selection must be one of {selections}; got 'uniform'."),
+        (
+            dict(confidence="gaussian"),
+            "confidence must be one of 'heuristic', 'self_normalized', 'self_normalized_ols'; "
+            "got 'gaussian'.",
+        ),
+        (
+            dict(confidence="self_normalized"),
+            "theta_bound (a bound S >= ||theta||) must be given when "
+            "confidence='self_normalized'; got confidence='self_normalized', theta_bound=None.",
+        ),
     ]
-    for params, match in cases:
-        with pytest.raises(InvalidParameterError, match=match):
+    for params, message in cases:
+        with pytest.raises(InvalidParameterError) as info:
             run_episode(env, agent_cls(**params), 0)
+        assert str(info.value) == f"{name}: {message}"
     assert agent_cls().get_params() == {
         "m": None,
         "selection": "greedy",
@@ -345,7 +363,7 @@ def test_parameters_are_validated_at_reset(agent_cls):
 
 @pytest.mark.parametrize("agent_cls", [MLinGapE, LinGIFA])
 def test_m_hint_is_the_instance_family_expected_number_of_good_arms(agent_cls):
-    # the paper's protocol (spec 002 §2.9): top-m baselines know E[m~] = 4, not m~ = 3; here
+    # the paper's protocol (Sec. 7): top-m baselines know E[m~] = 4, not m~ = 3; here
     # the top 4 are the three good arms and the best disturbing arm (means 1.3, 1.2, 1.1, 0.9)
     import gymnasium as gym
 
@@ -379,7 +397,7 @@ def test_tolerance_epsilon_stops_when_the_hinted_top_m_set_ties(agent_cls):
 
 def test_largest_variance_is_a_lingifa_rule_only():
     env = make_env(STATIC_X, STATIC_THETA, 0.5)
-    with pytest.raises(InvalidParameterError, match=r"\['greedy', 'ratio'\]; got 'largest_var"):
+    with pytest.raises(InvalidParameterError, match=r"'greedy', 'ratio'; got 'largest_var"):
         run_episode(env, MLinGapE(selection="largest_variance"), 0)
     assert run_episode(env, LinGIFA(selection="largest_variance", m=4), 0).correct
 

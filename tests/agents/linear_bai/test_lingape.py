@@ -213,19 +213,23 @@ def test_delta_correct_500_seeds(agent, env_kwargs):
     [
         (
             dict(selection="lucb"),
-            "LinGapE: selection must be one of ['greedy', 'ratio']; got 'lucb'.",
+            "LinGapE: selection must be one of 'greedy', 'ratio'; got 'lucb'.",
         ),
         (
             dict(confidence="exact"),
-            "LinGapE: confidence must be one of ['heuristic', 'self_normalized', "
-            "'self_normalized_ols']; got 'exact'.",
+            "LinGapE: confidence must be one of 'heuristic', 'self_normalized', "
+            "'self_normalized_ols'; got 'exact'.",
         ),
         (dict(ridge=0.0), "LinGapE: ridge must be a finite float > 0; got 0.0."),
         (dict(epsilon=-0.1), "LinGapE: epsilon must be a finite float >= 0; got -0.1."),
         (
             dict(confidence="self_normalized"),
-            "LinGapE: theta_bound must be a float >= ‖θ‖ when confidence is 'self_normalized' "
-            "(the bound's bias term √λ·S); got None.",
+            "LinGapE: theta_bound (a bound S >= ||theta||) must be given when "
+            "confidence='self_normalized'; got confidence='self_normalized', theta_bound=None.",
+        ),
+        (
+            dict(theta_bound=-1.0),
+            "LinGapE: theta_bound must be None or a finite float >= 0; got -1.0.",
         ),
     ],
 )

@@ -1,4 +1,5 @@
-"""PELEG (spec 003): the §7 testable facts, noiseless runs, check_agent, batch ≡ single, δ-PAC."""
+"""PELEG (Zaki, Mohan & Gopalan 2020): facts of the algorithm (numbered), noiseless runs,
+check_agent, batch ≡ single, δ-PAC."""
 
 from __future__ import annotations
 
@@ -160,7 +161,7 @@ def test_fact5_and_6_phase_one_is_deterministic():
     assert n1 == [7069, 7069]
     counts = sorted(np.bincount(sequences[0], minlength=5).tolist())
     assert counts == [1413, 1414, 1414, 1414, 1414]
-    # check of spec §7 fact 6: 1/1413 + 1/1414 < ε²/r² < 2/1413
+    # the stopping threshold sits between these two pair norms: 1/1413 + 1/1414 < ε²/r² < 2/1413
     limit = 0.25**2 / (8 * math.log(250))
     assert 1 / 1413 + 1 / 1414 < limit < 2 / 1413
 
@@ -274,17 +275,17 @@ def test_fact16_corollary1_erratum():
 @pytest.mark.parametrize(
     ("kwargs", "fragment"),
     [
-        ({"preset": "fast"}, "preset must be 'practical' or 'theory'; got 'fast'."),
-        ({"use_ball": "yes"}, "use_ball must be None or a bool; got 'yes'."),
-        ({"delta_schedule": "x"}, "delta_schedule must be 'paper' or 'corrected'; got 'x'."),
-        ({"eta_clock": "wall"}, "eta_clock must be 'hedge' or 'phase'; got 'wall'."),
+        ({"preset": "fast"}, "preset must be one of 'practical', 'theory'; got 'fast'."),
+        ({"use_ball": "yes"}, "use_ball must be None or True or False; got 'yes'."),
+        ({"delta_schedule": "x"}, "delta_schedule must be one of 'paper', 'corrected'; got 'x'."),
+        ({"eta_clock": "wall"}, "eta_clock must be one of 'hedge', 'phase'; got 'wall'."),
         ({"hedge_update_every": 0}, "hedge_update_every must be an integer >= 1; got 0."),
     ],
 )
 def test_invalid_parameters(kwargs, fragment):
     with pytest.raises(InvalidParameterError, match="PELEG: ") as info:
         run_episode(setting1(0.5), PELEG(**kwargs), 0)
-    assert fragment in str(info.value)
+    assert str(info.value) == f"PELEG: {fragment}"
 
 
 def test_check_agent():
@@ -342,7 +343,7 @@ def _errors(seeds: int) -> int:
 
 
 def test_delta_pac_fast():
-    # spec §7 fact 11 (Setting 1, Δ = 0.3, δ = 0.1); P(Binomial(120, 0.1) ≥ 21) < 0.01
+    # the paper's Setting 1 (Δ = 0.3), δ = 0.1; P(Binomial(120, 0.1) ≥ 21) < 0.01
     assert _errors(120) <= 20
 
 

@@ -9,8 +9,8 @@ from scipy import stats
 
 import bandit_envs  # noqa: F401
 from agents import check_agent
-from agents.common.design_cache import DESIGNS
-from agents.linear_bai.rage import RAGE, xy_value
+from agents.common.design_cache import DESIGNS, xy_value
+from agents.linear_bai.rage import RAGE
 from bandit_envs import run_episode
 from bandit_envs.envs.linear_best_arm import soare_features
 from bandit_envs.errors import IncompatibleAgentError, InvalidParameterError
@@ -168,7 +168,7 @@ def test_same_seed_same_record_on_both_paths_when_noiseless_and_memo_cold_or_war
         (dict(epsilon="0.1"), "RAGE: epsilon must be a finite float > 0; got '0.1'."),
         (
             dict(design_tol=1.0),
-            "RAGE: design_tol must be a float in the open interval (0, 1); got 1.0.",
+            "RAGE: design_tol must be a float in (0, 1); got 1.0.",
         ),
     ],
 )

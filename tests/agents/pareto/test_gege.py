@@ -1,5 +1,5 @@
-"""GEGE (Kone, Kaufmann & Richert): spec 000 §7 facts 5, 17–23, noiseless runs, check_agent,
-δ-correctness of the theory preset, batch ≡ one-pull path."""
+"""GEGE (Kone, Kaufmann & Richert 2025): facts of the paper (numbered), noiseless runs,
+check_agent, δ-correctness of the theory preset, batch ≡ one-pull path."""
 
 from __future__ import annotations
 
@@ -12,7 +12,9 @@ from conftest import skip_without_data
 
 import bandit_envs  # noqa: F401  (registers the ids)
 from agents.checks import check_agent
-from agents.pareto.gege import GEGE, halving_keep, leverages, opt_allocation
+from agents.common.classification import halving_keep
+from agents.common.design_cache import leverages
+from agents.pareto.gege import GEGE, opt_allocation
 from bandit_envs import run_episode
 from bandit_envs.errors import IncompatibleAgentError, InvalidParameterError
 from bandit_envs.theory.design import g_optimal_design
@@ -58,13 +60,14 @@ class Recording(GEGE):
 
 def test_parameters_are_validated_at_reset():
     env = _easy()
-    for bad, match in [
-        ({"constants": "fast"}, "constants must be 'theory' or 'practical'"),
-        ({"design_tol": 0.0}, "design_tol must be a float in the open interval"),
-        ({"design_tol": True}, "design_tol must be"),
+    for bad, message in [
+        ({"constants": "fast"}, "constants must be one of 'theory', 'practical'; got 'fast'."),
+        ({"design_tol": 0.0}, "design_tol must be a float in (0, 1); got 0.0."),
+        ({"design_tol": True}, "design_tol must be a float in (0, 1); got True."),
     ]:
-        with pytest.raises(InvalidParameterError, match=match):
+        with pytest.raises(InvalidParameterError) as info:
             run_episode(env, GEGE(**bad), 0)
+        assert str(info.value) == f"GEGE: {message}"
     assert GEGE().get_params() == {"constants": "theory", "design_tol": 1e-6}
 
 
@@ -251,8 +254,8 @@ def test_theory_round_length():
 
 
 def test_practical_round_lengths_on_noc_by_hand():
-    """Issue 5: the authors' constants, t_r = ⌈h_r log(1/δ_r)/ε_r²⌉ (spec 000 §3.6, [code]
-    ``loop_fc``), on the noiseless NoC instance, δ = 0.1.
+    """The authors' constants, t_r = ⌈h_r log(1/δ_r)/ε_r²⌉ (their code's ``loop_fc``), on the
+    noiseless NoC instance, δ = 0.1.
 
     By hand: δ_r = 0.6/(π²r²), ε_r = 2^-(r+1); the active sets have 259, 15, 6, 2 arms spanning
     4, 4, 4, 2 dimensions, so t_r = ⌈4·16·2.8003⌉ = 180, ⌈4·64·4.1866⌉ = 1072,
@@ -276,14 +279,15 @@ def test_practical_round_lengths_on_noc_by_hand():
 
 
 def test_practical_mean_samples_on_noc():
-    """Issue 5: mean samples of the practical preset on NoC (σ = 0.5, δ = 0.1), seeds 0–399.
+    """Mean samples of the practical preset on NoC (σ = 0.5, δ = 0.1), seeds 0–399.
 
     Every episode takes 3 rounds (180 + 1072 + 5118 = 6370 samples when h_3 = 4) or 4 rounds
     (+ 11414, 17120 or 22827 for h_4 = 2, 3, 4); noiselessly it takes 4 (17,784). Over 2000 seeds
     the mean is 15,673 (sd 7843, 35% of episodes stop after 3 rounds, error 2.1%); a
     re-implementation of the authors' ``loop_fc`` accounting (``⌈T_r w_i⌉`` pulls per arm,
-    ``⌈T_r⌉`` counted) gives 15,886 ± 181. The spec's ≈1.37·10⁴ (§3.6, a 50-run prototype, 3.5
-    rounds) is a 2–4 % tail event of a 50-run mean. The band is ±3 standard errors.
+    ``⌈T_r⌉`` counted) gives 15,886 ± 181. A 50-run estimate of ≈1.37·10⁴ (3.5 rounds), made
+    before this implementation, is a 2–4 % tail event of a 50-run mean. The band is ±3 standard
+    errors.
     """
     skip_without_data("LinearPSI-NoC-v0")
     env = gym.make("LinearPSI-NoC-v0", delta=0.1)

@@ -1,4 +1,4 @@
-"""EGE-SH, EGE-SR and uniform PSI baselines (spec 000 §3.9 (a)–(c), (g)): facts 25–26, noiseless
+"""EGE-SH, EGE-SR and uniform PSI baselines (as in the GEGE authors' code): facts, noiseless
 runs, check_agent, fixed-budget error vs T, δ-correctness of the FC uniform, batch ≡ one-pull,
 and APE's stopping rule (bandit_envs.theory.pareto.ape_confidence / ape_stop)."""
 
@@ -56,10 +56,14 @@ def _front8() -> np.ndarray:
 
 def test_parameters_are_validated_at_reset():
     env = _easy(budget=100)
-    with pytest.raises(InvalidParameterError, match="forget must be True or False"):
+    with pytest.raises(InvalidParameterError) as info:
         run_episode(env, EGESH(forget="yes"), 0)
-    with pytest.raises(InvalidParameterError, match="threshold must be one of"):
+    assert str(info.value) == "EGESH: forget must be True or False; got 'yes'."
+    with pytest.raises(InvalidParameterError) as info:
         run_episode(env, PSIUniform(threshold="tight"), 0)
+    assert str(info.value) == (
+        "PSIUniform: threshold must be one of 'union', 'heuristic'; got 'tight'."
+    )
     assert EGESH().get_params() == {"forget": False}
     assert EGESR().get_params() == {}
     assert PSIUniform().get_params() == {"threshold": "union"}
