@@ -263,7 +263,7 @@ class LazyTTS(LinearTrackAndStop):
             return thresholding_glr(means, q, self._tau, self._sigma)
         return eps_good_glr(
             self._z,
-            None,  # type: ignore[arg-type]  # θ̂ is not needed with means (see its docstring)
+            None,  # θ̂ is not needed with means (see its docstring)
             None,
             self._eps,
             sigma=self._sigma,

@@ -446,7 +446,7 @@ def _glr_ratio(margin: FloatArray, norms: FloatArray, sigma: float) -> FloatArra
 
 def eps_good_glr(
     features: ArrayLike,
-    theta_hat: ArrayLike,
+    theta_hat: ArrayLike | None,
     gram_inv: ArrayLike | None,
     epsilon: float,
     *,

@@ -67,6 +67,8 @@ def test_bad_agent_parameter_is_reported_at_reset():
         match=re.escape("Uniform: check_every must be an integer >= 1; got 0."),
     ):
         run_episode(env, registry.make_agent("Uniform", check_every=0), 0)
-    with pytest.raises(InvalidParameterError, match="threshold must be 'fixed_design' or a number"):
+    with pytest.raises(
+        InvalidParameterError, match="threshold must be 'fixed_design' or a finite float > 0"
+    ):
         run_episode(env, registry.make_agent("Uniform", threshold="x"), 0)
     assert issubclass(IncompatibleAgentError, ValueError)
