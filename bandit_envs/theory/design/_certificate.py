@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from bandit_envs.theory.design._common import FloatArray, _stable_inverse
+from bandit_envs.theory.design._common import FloatArray, stable_inverse
 
 
-class _Transductive:
+class TransductiveProblem:
     """The transductive criterion in reduced coordinates: ``f_j(w) = c_j y_jᵀ A(w)⁻¹ y_j``."""
 
     def __init__(self, z: FloatArray, y: FloatArray, c: FloatArray) -> None:
@@ -60,10 +60,10 @@ class _Transductive:
 
 
 #: Largest ``K × (number of candidate targets)`` for which the LP certificate is computed.
-_LP_MAX_ENTRIES = 2_000_000
+LP_MAX_ENTRIES = 2_000_000
 
 
-def _candidate_targets(
+def candidate_targets(
     f: FloatArray, n_min: int, frac: float = 0.95, n_max: int | None = None
 ) -> NDArray[np.intp]:
     """Indices of the ``n_min`` largest targets and of those with ``f_j ≥ frac·max f``.
@@ -78,8 +78,8 @@ def _candidate_targets(
     return np.sort(np.argpartition(-f, n_take - 1)[:n_take])
 
 
-def _lp_certificate(
-    prob: _Transductive, w: FloatArray, rows: NDArray[np.intp]
+def lp_certificate(
+    prob: TransductiveProblem, w: FloatArray, rows: NDArray[np.intp]
 ) -> tuple[float, FloatArray]:
     """Best lower bound ``max_p 2h_p(w) − max_k d_k(w)`` over ``p`` supported on ``rows``.
 
@@ -96,7 +96,7 @@ def _lp_certificate(
     from scipy.optimize import linprog
 
     p_full = np.zeros(prob.y.shape[0])
-    inv, f_all = _safe_exact(prob, w)
+    inv, f_all = safe_exact(prob, w)
     f = f_all[rows]
     dmat = prob.cross(inv, rows)
     k, m = dmat.shape
@@ -122,10 +122,10 @@ def _lp_certificate(
     return float(2.0 * (f @ p) - (dmat @ p).max()), p_full
 
 
-def _safe_exact(prob: _Transductive, w: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """:meth:`_Transductive.exact`, falling back to an eigenvalue-floored inverse if singular."""
+def safe_exact(prob: TransductiveProblem, w: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """:meth:`TransductiveProblem.exact`; an eigenvalue-floored inverse if it is singular."""
     try:
         return prob.exact(w)
     except np.linalg.LinAlgError:
-        inv = _stable_inverse(prob.z, w)
+        inv = stable_inverse(prob.z, w)
         return inv, prob.values(inv)

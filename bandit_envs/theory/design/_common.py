@@ -45,7 +45,7 @@ class DesignResult:
         return self.gap / self.value if self.value > 0 else 0.0
 
 
-def _check_features(features: ArrayLike) -> tuple[FloatArray, FloatArray, FloatArray]:
+def check_features(features: ArrayLike) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Validate features and return ``(X, Z, U)`` (reduced coordinates ``Z = X U``)."""
     x = np.asarray(features, dtype=np.float64)
     if x.ndim != 2 or x.shape[0] < 1 or x.shape[1] < 1:
@@ -60,7 +60,7 @@ def _check_features(features: ArrayLike) -> tuple[FloatArray, FloatArray, FloatA
     return x, z, u
 
 
-def _check_init(init: ArrayLike | None, k: int) -> FloatArray | None:
+def check_init(init: ArrayLike | None, k: int) -> FloatArray | None:
     """Validate an initial design (non-negative, finite, positive sum) and normalise it."""
     if init is None:
         return None
@@ -72,7 +72,7 @@ def _check_init(init: ArrayLike | None, k: int) -> FloatArray | None:
     return w / w.sum()
 
 
-def _information_inverse(z: FloatArray, w: FloatArray) -> FloatArray | None:
+def information_inverse(z: FloatArray, w: FloatArray) -> FloatArray | None:
     """``A(w)⁻¹`` in reduced coordinates, or ``None`` if ``A(w)`` is numerically singular."""
     m = (z.T * w) @ z
     m = 0.5 * (m + m.T)
@@ -83,9 +83,9 @@ def _information_inverse(z: FloatArray, w: FloatArray) -> FloatArray | None:
     return 0.5 * (inv + inv.T)
 
 
-def _require_inverse(z: FloatArray, w: FloatArray) -> FloatArray:
+def require_inverse(z: FloatArray, w: FloatArray) -> FloatArray:
     """``A(w)⁻¹`` in reduced coordinates; raise if the design is singular (internal invariant)."""
-    inv = _information_inverse(z, w)
+    inv = information_inverse(z, w)
     if inv is None:
         raise np.linalg.LinAlgError(
             "internal error: the design's information matrix became singular; please report."
@@ -93,12 +93,12 @@ def _require_inverse(z: FloatArray, w: FloatArray) -> FloatArray:
     return inv
 
 
-def _leverages(z: FloatArray, inv: FloatArray) -> FloatArray:
+def arm_leverages(z: FloatArray, inv: FloatArray) -> FloatArray:
     """Row-wise ``z_kᵀ M z_k`` (vectorised, clipped at 0)."""
     return np.maximum(((z @ inv) * z).sum(axis=1), 0.0)
 
 
-def _spanning_start(z: FloatArray) -> FloatArray:
+def spanning_start(z: FloatArray) -> FloatArray:
     """Uniform design on ``r`` arms picked by pivoted Gram–Schmidt (largest residual first).
 
     This is a volume-greedy start in the spirit of Kumar & Yildirim (2005): its information
@@ -122,7 +122,7 @@ def _spanning_start(z: FloatArray) -> FloatArray:
     return w / w.sum()
 
 
-def _stable_inverse(z: FloatArray, w: FloatArray) -> FloatArray:
+def stable_inverse(z: FloatArray, w: FloatArray) -> FloatArray:
     """``A(w)⁻¹`` with eigenvalues floored at ``1e-15·λ_max`` (never fails; used by SLSQP)."""
     m = (z.T * w) @ z
     evals, evecs = np.linalg.eigh(0.5 * (m + m.T))

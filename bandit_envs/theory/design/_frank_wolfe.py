@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from bandit_envs.theory.design._certificate import _Transductive
+from bandit_envs.theory.design._certificate import TransductiveProblem
 from bandit_envs.theory.design._common import FloatArray
 
 
@@ -15,8 +15,8 @@ def _softmax(values: FloatArray, mu: float) -> FloatArray:
     return e / e.sum()
 
 
-def _transductive_fw(
-    prob: _Transductive,
+def transductive_fw(
+    prob: TransductiveProblem,
     w: FloatArray,
     tol: float,
     max_iter: int,

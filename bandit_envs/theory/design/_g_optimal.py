@@ -11,16 +11,16 @@ from bandit_envs.theory.design._common import (
     DesignResult,
     FloatArray,
     IntArray,
-    _check_features,
-    _check_init,
-    _information_inverse,
-    _leverages,
-    _require_inverse,
-    _spanning_start,
+    arm_leverages,
+    check_features,
+    check_init,
+    information_inverse,
+    require_inverse,
+    spanning_start,
 )
 
 
-def _wolfe_atwood(
+def wolfe_atwood(
     z: FloatArray,
     w: FloatArray,
     r: int,
@@ -42,18 +42,18 @@ def _wolfe_atwood(
         ``(w, iterations, converged)`` where converged means ``max g ≤ r(1 + tol)`` (exact check).
     """
     bound = r * (1.0 + tol)
-    inv = _require_inverse(z, w)
-    g = _leverages(z, inv)
+    inv = require_inverse(z, w)
+    g = arm_leverages(z, inv)
     it = 0
     while True:
         if it % refresh_every == 0 and it > 0:
-            inv = _require_inverse(z, w)
-            g = _leverages(z, inv)
+            inv = require_inverse(z, w)
+            g = arm_leverages(z, inv)
         j = int(np.argmax(g))
         gmax = float(g[j])
         if gmax <= bound:
-            inv = _require_inverse(z, w)
-            g = _leverages(z, inv)
+            inv = require_inverse(z, w)
+            g = arm_leverages(z, inv)
             j = int(np.argmax(g))
             gmax = float(g[j])
             if gmax <= bound:
@@ -113,7 +113,7 @@ def _newton_d_optimal(
     Returns:
         ``(w, steps, converged)``; converged means ``max g ≤ r(1 + tol)`` on these rows. Not
         converged (singular system, no progress, or ``max_steps``) leaves the caller to fall
-        back to :func:`_wolfe_atwood` from the returned ``w``.
+        back to :func:`wolfe_atwood` from the returned ``w``.
     """
     from scipy.linalg import cho_factor, cho_solve
 
@@ -121,10 +121,10 @@ def _newton_d_optimal(
     n_add = max(1, int(_NEWTON_ADD_FRACTION * r))
     steps = 0
     while True:
-        inv = _information_inverse(z, w)
+        inv = information_inverse(z, w)
         if inv is None:
             return w, steps, False
-        g = _leverages(z, inv)
+        g = arm_leverages(z, inv)
         if float(g.max()) <= bound:
             return w, steps, True
         if steps >= max_steps:
@@ -211,9 +211,9 @@ def _g_warm(
     bound = r * (1.0 + tol)
     total = 0
     if np.count_nonzero(w) > _NEWTON_MAX_SUPPORT:  # e.g. a uniform init: thin it first
-        w, total, _ = _wolfe_atwood(z, w, r, max(tol, 1e-2), max_iter)
+        w, total, _ = wolfe_atwood(z, w, r, max(tol, 1e-2), max_iter)
     while True:
-        g = _leverages(z, _require_inverse(z, w))
+        g = arm_leverages(z, require_inverse(z, w))
         if g.max() <= bound:
             return w, total, True
         if total >= max_iter:
@@ -222,7 +222,7 @@ def _g_warm(
         sub_w, its, ok = _newton_d_optimal(z[idx], w[idx].copy(), r, tol, max_iter - total)
         total += its
         if not ok and total < max_iter:
-            sub_w, its, _ = _wolfe_atwood(z[idx], sub_w, r, tol, max_iter - total)
+            sub_w, its, _ = wolfe_atwood(z[idx], sub_w, r, tol, max_iter - total)
             total += its
         w = np.zeros(k)
         w[idx] = sub_w
@@ -269,16 +269,16 @@ def g_optimal_design(
     Raises:
         ValueError: On invalid features, tolerance, iteration count or ``init``.
     """
-    _, z, _ = _check_features(features)
+    _, z, _ = check_features(features)
     if not (np.isfinite(tol) and tol > 0):
         raise ValueError(f"tol is expected to be > 0. Got {tol!r}.")
     if int(max_iter) != max_iter or max_iter < 0:
         raise ValueError(f"max_iter is expected to be a non-negative integer. Got {max_iter!r}.")
     k, r = z.shape
-    w = _check_init(init, k)
+    w = check_init(init, k)
     if w is None:
-        w = _spanning_start(z)
-    elif _information_inverse(z, w) is None:
+        w = spanning_start(z)
+    elif information_inverse(z, w) is None:
         raise ValueError("init does not span the arms: its information matrix is singular.")
     else:
         w, total, converged = _g_warm(z, w, tol, max_iter)
@@ -289,10 +289,10 @@ def g_optimal_design(
     total = 0
     converged = False
     phase_tol = max(tol, 1e-2) if k > 8 * r else tol
-    w, its, _ = _wolfe_atwood(z, w, r, phase_tol, max_iter)
+    w, its, _ = wolfe_atwood(z, w, r, phase_tol, max_iter)
     total += its
     while True:
-        g = _leverages(z, _require_inverse(z, w))
+        g = arm_leverages(z, require_inverse(z, w))
         if g.max() <= bound:
             converged = True
             break
@@ -300,10 +300,10 @@ def g_optimal_design(
             break
         idx = _newton_working_set(g, w, r, bound)
         if idx.size == k:
-            w, its, converged = _wolfe_atwood(z, w, r, tol, max_iter - total)
+            w, its, converged = wolfe_atwood(z, w, r, tol, max_iter - total)
             total += its
             break
-        sub_w, its, _ = _wolfe_atwood(z[idx], w[idx].copy(), r, tol, max_iter - total)
+        sub_w, its, _ = wolfe_atwood(z[idx], w[idx].copy(), r, tol, max_iter - total)
         total += its
         w = np.zeros(k)
         w[idx] = sub_w
@@ -314,7 +314,7 @@ def _g_result(
     z: FloatArray, w: FloatArray, r: int, tol: float, total: int, converged: bool
 ) -> DesignResult:
     """The :class:`DesignResult` of a G-optimal solve (value recomputed exactly)."""
-    value = float(_leverages(z, _require_inverse(z, w)).max())
+    value = float(arm_leverages(z, require_inverse(z, w)).max())
     return DesignResult(
         weights=w,
         value=value,

@@ -8,15 +8,19 @@ from typing import cast
 import numpy as np
 from numpy.typing import NDArray
 
-from bandit_envs.theory.design._certificate import _candidate_targets, _safe_exact, _Transductive
-from bandit_envs.theory.design._common import FloatArray, IntArray, _spanning_start
+from bandit_envs.theory.design._certificate import (
+    TransductiveProblem,
+    candidate_targets,
+    safe_exact,
+)
+from bandit_envs.theory.design._common import FloatArray, IntArray, spanning_start
 
 #: Most targets added to the interior-point working set per round (constraint generation).
 _IP_ADD_TARGETS = 200
 #: Arms in the interior-point working set at the start (all arms when ``K`` is at most this).
-_IP_START_ARMS = 600
+IP_START_ARMS = 600
 #: Smallest relative tolerance of a restricted interior-point solve (round-off floor).
-_IP_MIN_TOL = 1e-8
+IP_MIN_TOL = 1e-8
 #: Working-set arms whose weight is below this fraction of the largest are dropped.
 _IP_KEEP_ARM = 1e-6
 #: Arms added to the interior-point working set per round (column generation).
@@ -29,7 +33,7 @@ def _ip_evaluate(
     """``(Z R⁻¹, Y R⁻¹, f)``, ``A(w) = RᵀR`` (QR of ``diag(√w) Z``); ``None`` if singular.
 
     ``(Z R⁻¹)(Y R⁻¹)ᵀ`` holds ``z_kᵀA⁻¹y_j`` and ``f_j = c_j‖y_jᵀR⁻¹‖²`` (as
-    :meth:`_Transductive.exact`, without squaring the condition number of ``A``).
+    :meth:`TransductiveProblem.exact`, without squaring the condition number of ``A``).
     """
     from scipy.linalg.lapack import dtrtri
 
@@ -66,7 +70,7 @@ def _ip_dense_step(
     rhs2: float,
     rhs3: float,
 ) -> FloatArray | None:
-    """The reduced Newton system of :func:`_ip_restricted` in ``(Δw, Δt, Δη)``.
+    """The reduced Newton system of :func:`ip_restricted` in ``(Δw, Δt, Δη)``.
 
     ``[[H, −b, 1], [−bᵀ, Σ_j λ_j/s_j, 0], [1ᵀ, 0, 0]]`` with
     ``H = Σ_j λ_j∇²f_j + Jᵀ diag(λ/s) J + diag(ν/w)`` (positive definite) and ``b = Jᵀ(λ/s)``.
@@ -121,7 +125,7 @@ def _ip_dense_step(
     return sol * full
 
 
-def _ip_restricted(
+def ip_restricted(
     z: FloatArray, y: FloatArray, c: FloatArray, w: FloatArray, tol: float, max_iter: int
 ) -> tuple[FloatArray, float, FloatArray, int]:
     """Primal–dual interior point for ``min t`` s.t. ``f_j(w) ≤ t``, ``Σw = 1``, ``w ≥ 0``.
@@ -205,20 +209,20 @@ def _ip_restricted(
     return w / w.sum(), t, np.maximum(lam, 0.0), it
 
 
-def _heaviest_arms(w: FloatArray, frac: float = 1e-3) -> NDArray[np.intp]:
+def heaviest_arms(w: FloatArray, frac: float = 1e-3) -> NDArray[np.intp]:
     """Arms of a warm start that join a working set.
 
-    Those of weight ``≥ frac·max``, at most the ``_IP_START_ARMS // 2`` heaviest (a Frank–Wolfe
+    Those of weight ``≥ frac·max``, at most the ``IP_START_ARMS // 2`` heaviest (a Frank–Wolfe
     design keeps every arm at a tiny weight).
     """
     idx = np.flatnonzero(w >= frac * float(w.max()))
-    n = _IP_START_ARMS // 2
+    n = IP_START_ARMS // 2
     if idx.size > n:
         idx = np.sort(idx[np.argsort(-w[idx], kind="stable")[:n]])
     return idx
 
 
-def _next_working_arms(
+def next_working_arms(
     arms: IntArray,
     w_arms: FloatArray,
     w: FloatArray,
@@ -243,8 +247,8 @@ def _next_working_arms(
     return arms, start / start.sum()
 
 
-def _transductive_ip(
-    prob: _Transductive,
+def transductive_ip(
+    prob: TransductiveProblem,
     w0: FloatArray,
     tol: float,
     max_iter: int,
@@ -254,10 +258,10 @@ def _transductive_ip(
     """Interior point with working sets of targets and arms, and a certified duality gap.
 
     Each round solves the problem restricted to a working set of targets and of arms by
-    :func:`_ip_restricted`, then checks every target (constraint generation: targets above the
+    :func:`ip_restricted`, then checks every target (constraint generation: targets above the
     restricted optimum join) and every arm (column generation: arms with ``d_k > h_p`` would
     improve the design, ``p`` = the restricted multipliers). The certificate is the one of
-    :func:`_transductive_fw`, ``T* ≥ 2h_p(w) − max_k d_k(w)`` over all arms, with ``p`` the
+    :func:`transductive_fw`, ``T* ≥ 2h_p(w) − max_k d_k(w)`` over all arms, with ``p`` the
     multipliers (zero outside the working set); at the optimum it is tight. The criterion is
     rescaled to be of order 1 at ``w0``, so that the interior point's tolerances are relative.
     With ``warm``, the support of ``w0`` joins the first working set of arms and the first
@@ -269,30 +273,30 @@ def _transductive_ip(
     z = prob.z
     k, r = z.shape
     n_targets = prob.y.shape[0]
-    inv, f0 = _safe_exact(prob, w0)
+    inv, f0 = safe_exact(prob, w0)
     scale = float(f0.max())
     c = prob.c / scale
-    scaled = _Transductive(z, prob.y, c)
+    scaled = TransductiveProblem(z, prob.y, c)
     f0 = f0 / scale
     rows = (
         np.arange(n_targets)
         if n_targets <= _IP_ADD_TARGETS
-        else _candidate_targets(f0, max(30, 3 * r), frac=0.5, n_max=_IP_ADD_TARGETS)
+        else candidate_targets(f0, max(30, 3 * r), frac=0.5, n_max=_IP_ADD_TARGETS)
     )
-    spanning = np.flatnonzero(_spanning_start(z) > 0)
-    if k <= _IP_START_ARMS:
+    spanning = np.flatnonzero(spanning_start(z) > 0)
+    if k <= IP_START_ARMS:
         arms = np.arange(k)
     else:
         q0 = np.zeros(n_targets)
         q0[rows] = f0[rows] / f0[rows].sum()
         d0 = scaled.scores(inv, q0 * c)
-        top = np.argpartition(-d0, _IP_START_ARMS // 2)[: _IP_START_ARMS // 2]
+        top = np.argpartition(-d0, IP_START_ARMS // 2)[: IP_START_ARMS // 2]
         arms = np.union1d(spanning, top)
         if warm:
-            arms = np.union1d(arms, _heaviest_arms(w0))
+            arms = np.union1d(arms, heaviest_arms(w0))
     best_w, best_val, best_lb = w0, math.inf, 0.0
     total = 0
-    inner_tol = max(_IP_MIN_TOL, 0.1 * tol)
+    inner_tol = max(IP_MIN_TOL, 0.1 * tol)
     if warm:
         w_arms = w0[arms] + 1e-3 / arms.size
         w_arms /= w_arms.sum()
@@ -300,13 +304,13 @@ def _transductive_ip(
         w_arms = np.full(arms.size, 1.0 / arms.size)
     converged = False
     for _ in range(max_rounds):
-        w_arms, t, lam, its = _ip_restricted(
+        w_arms, t, lam, its = ip_restricted(
             z[arms], prob.y[rows], c[rows], w_arms, inner_tol, max_iter
         )
         total += its
         w = np.zeros(k)
         w[arms] = w_arms
-        inv, f = _safe_exact(scaled, w)
+        inv, f = safe_exact(scaled, w)
         value = float(f.max())
         if value < best_val:
             best_w, best_val = w, value
@@ -321,9 +325,9 @@ def _transductive_ip(
         new_rows = np.setdiff1d(np.flatnonzero(f > t * (1.0 + 0.1 * tol)), rows)
         new_arms = np.setdiff1d(np.flatnonzero(d > hp * (1.0 + 0.1 * tol)), arms)
         if new_rows.size == 0 and new_arms.size == 0:
-            if inner_tol <= _IP_MIN_TOL:
+            if inner_tol <= IP_MIN_TOL:
                 break
-            inner_tol = max(_IP_MIN_TOL, 0.1 * inner_tol)  # the restricted solve was too rough
+            inner_tol = max(IP_MIN_TOL, 0.1 * inner_tol)  # the restricted solve was too rough
         rows = np.union1d(rows, new_rows[np.argsort(-f[new_rows], kind="stable")][:_IP_ADD_TARGETS])
-        arms, w_arms = _next_working_arms(arms, w_arms, w, spanning, new_arms, d, _IP_KEEP_ARM)
+        arms, w_arms = next_working_arms(arms, w_arms, w, spanning, new_arms, d, _IP_KEEP_ARM)
     return best_w, best_val * scale, min(best_lb, best_val) * scale, total, converged

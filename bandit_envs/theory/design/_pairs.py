@@ -6,20 +6,20 @@ import math
 
 import numpy as np
 
-from bandit_envs.theory.design._common import FloatArray, IntArray, _spanning_start
+from bandit_envs.theory.design._common import FloatArray, IntArray, spanning_start
 from bandit_envs.theory.design._interior_point import (
-    _IP_MIN_TOL,
-    _IP_START_ARMS,
-    _heaviest_arms,
-    _ip_restricted,
-    _next_working_arms,
+    IP_MIN_TOL,
+    IP_START_ARMS,
+    heaviest_arms,
+    ip_restricted,
+    next_working_arms,
 )
 
-#: Rows of arms per block of :func:`_pair_scan` (a block holds ``_PAIR_BLOCK × K`` values).
+#: Rows of arms per block of :func:`pair_scan` (a block holds ``_PAIR_BLOCK × K`` values).
 _PAIR_BLOCK = 256
 
 
-#: Pairs added to the working set per round of :func:`_xy_pair_generation`.
+#: Pairs added to the working set per round of :func:`xy_pair_generation`.
 _XY_ADD_PAIRS = 200
 #: Arms whose weight is below this fraction of the largest leave the pair-generation working set.
 _XY_KEEP_ARM = 1e-3
@@ -28,9 +28,9 @@ _XY_KEEP_ARM = 1e-3
 def _whitened(z: FloatArray, w: FloatArray) -> FloatArray:
     """Coordinates ``V = Z R⁻¹`` with ``A(w) = RᵀR``, so that ``‖y‖²_{A(w)⁻¹} = ‖yᵀR⁻¹‖²``.
 
-    From the QR factorisation of ``diag(√w) Z`` (as :meth:`_Transductive.exact`); if ``A(w)``
+    From the QR factorisation of ``diag(√w) Z`` (as :meth:`TransductiveProblem.exact`); if ``A(w)``
     is numerically singular, from its eigendecomposition with eigenvalues floored at
-    ``1e-15·λ_max`` (as :func:`_stable_inverse`).
+    ``1e-15·λ_max`` (as :func:`stable_inverse`).
     """
     from scipy.linalg.lapack import dtrtri
 
@@ -46,7 +46,7 @@ def _whitened(z: FloatArray, w: FloatArray) -> FloatArray:
     return np.ascontiguousarray(z @ (evecs / np.sqrt(np.maximum(evals, floor))))
 
 
-def _pair_scan(
+def pair_scan(
     v: FloatArray, floor: float, frac: float, cap: int
 ) -> tuple[float, IntArray, IntArray, FloatArray]:
     """The largest ``‖v_i − v_j‖²`` over all pairs ``i < j``, and the pairs above a threshold.
@@ -102,12 +102,12 @@ def _pair_scan(
 
 
 def _pair_scores(v: FloatArray, diff: FloatArray, q: FloatArray) -> FloatArray:
-    """``d_k = Σ_j q_j (v_k·ṽ_j)²`` (:meth:`_Transductive.scores` in whitened coordinates)."""
+    """``d_k = Σ_j q_j (v_k·ṽ_j)²`` (:meth:`TransductiveProblem.scores` in whitened coordinates)."""
     m = (diff.T * q) @ diff
     return np.maximum(((v @ m) * v).sum(axis=1), 0.0)
 
 
-def _xy_pair_generation(
+def xy_pair_generation(
     z: FloatArray,
     w0: FloatArray,
     tol: float,
@@ -118,12 +118,12 @@ def _xy_pair_generation(
 ) -> tuple[FloatArray, float, float, int, bool]:
     """XY design by interior point on working sets of pairs and of arms (pairs never stored).
 
-    The loop of :func:`_transductive_ip` with the targets ``z_i − z_j`` (``i < j``) generated
+    The loop of :func:`transductive_ip` with the targets ``z_i − z_j`` (``i < j``) generated
     on demand: each round solves the problem restricted to a working set of pairs and of arms
-    by :func:`_ip_restricted`, then scans all pairs at the new design (:func:`_pair_scan`,
+    by :func:`ip_restricted`, then scans all pairs at the new design (:func:`pair_scan`,
     ``O(K²r)`` time, ``O(K)`` memory per block) for the value and for violators (pairs above the
     restricted optimum join, at most :data:`_XY_ADD_PAIRS` per round), and prices all arms
-    (``d_k > h_p`` joins). The certificate is the one of :func:`_transductive_fw` with ``p`` the
+    (``d_k > h_p`` joins). The certificate is the one of :func:`transductive_fw` with ``p`` the
     restricted multipliers: ``T* ≥ 2h_p(w) − max_k d_k(w)`` (restricting the targets can only
     lower the optimum, so the bound holds for all pairs). With ``warm``, the start design's
     support joins the first working set of arms and the first restricted solve starts from it.
@@ -141,8 +141,8 @@ def _xy_pair_generation(
         v: FloatArray, floor: float, frac: float
     ) -> tuple[float, IntArray, IntArray, FloatArray]:
         if among is None:
-            return _pair_scan(v, floor, frac, _XY_ADD_PAIRS)
-        top, si, sj, sf = _pair_scan(v[among], floor, frac, _XY_ADD_PAIRS)
+            return pair_scan(v, floor, frac, _XY_ADD_PAIRS)
+        top, si, sj, sf = pair_scan(v[among], floor, frac, _XY_ADD_PAIRS)
         return top, among[si], among[sj], sf  # among is sorted: among[si] < among[sj]
 
     v = _whitened(z, w0)
@@ -152,15 +152,15 @@ def _xy_pair_generation(
     scale = top
     c = 1.0 / scale
     keys = pi * k + pj
-    spanning = np.flatnonzero(_spanning_start(z) > 0)
-    if k <= _IP_START_ARMS:
+    spanning = np.flatnonzero(spanning_start(z) > 0)
+    if k <= IP_START_ARMS:
         arms = np.arange(k)
     else:
         d0 = _pair_scores(v, v[pi] - v[pj], pf / pf.sum() * c)
-        arms = np.argpartition(-d0, _IP_START_ARMS // 2)[: _IP_START_ARMS // 2]
+        arms = np.argpartition(-d0, IP_START_ARMS // 2)[: IP_START_ARMS // 2]
         arms = np.union1d(spanning, arms)
         if warm:
-            arms = np.union1d(arms, _heaviest_arms(w0))
+            arms = np.union1d(arms, heaviest_arms(w0))
     if warm:
         w_arms = w0[arms] + 1e-3 / arms.size
     else:
@@ -177,8 +177,8 @@ def _xy_pair_generation(
         keys = np.sort(keys)
         pi, pj = keys // k, keys % k
         y = z[pi] - z[pj]
-        inner_tol = max(_IP_MIN_TOL, 0.1 * tighten * max(tol, rel_gap) / (keys.size + arms.size))
-        w_arms, t, lam, its = _ip_restricted(
+        inner_tol = max(IP_MIN_TOL, 0.1 * tighten * max(tol, rel_gap) / (keys.size + arms.size))
+        w_arms, t, lam, its = ip_restricted(
             z[arms], y, np.full(keys.size, c), w_arms, inner_tol, max_iter
         )
         total += its
@@ -202,9 +202,9 @@ def _xy_pair_generation(
         new_keys = np.setdiff1d(vi * k + vj, keys)  # violators, at most _XY_ADD_PAIRS
         new_arms = np.setdiff1d(np.flatnonzero(d > hp * (1.0 + 0.1 * tol)), arms)
         if new_keys.size == 0 and new_arms.size == 0:
-            if inner_tol <= _IP_MIN_TOL:
+            if inner_tol <= IP_MIN_TOL:
                 break
             tighten *= 0.1  # the restricted solve was too rough
         keys = np.union1d(keys, new_keys)
-        arms, w_arms = _next_working_arms(arms, w_arms, w, spanning, new_arms, d, _XY_KEEP_ARM)
+        arms, w_arms = next_working_arms(arms, w_arms, w, spanning, new_arms, d, _XY_KEEP_ARM)
     return best_w, best_val * scale, min(best_lb, best_val) * scale, total, converged

@@ -8,13 +8,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from bandit_envs.theory.design._certificate import (
-    _LP_MAX_ENTRIES,
-    _candidate_targets,
-    _lp_certificate,
-    _safe_exact,
-    _Transductive,
+    LP_MAX_ENTRIES,
+    TransductiveProblem,
+    candidate_targets,
+    lp_certificate,
+    safe_exact,
 )
-from bandit_envs.theory.design._common import FloatArray, _spanning_start, _stable_inverse
+from bandit_envs.theory.design._common import FloatArray, spanning_start, stable_inverse
 
 #: Largest working set of arms for the SLSQP polish. SLSQP's cost per iteration grows like the cube
 #: of the number of variables (``docs/performance.md`` has the measurements), so problems whose
@@ -23,7 +23,7 @@ from bandit_envs.theory.design._common import FloatArray, _spanning_start, _stab
 POLISH_MAX_ARMS = 150
 
 
-def _polish_arm_budget(k: int, r: int) -> int:
+def polish_arm_budget(k: int, r: int) -> int:
     """Initial number of arms in the polish working set (enough for a Carathéodory support).
 
     An optimal design needs at most ``r(r+1)/2 + 1`` support points (Carathéodory's theorem;
@@ -33,7 +33,7 @@ def _polish_arm_budget(k: int, r: int) -> int:
 
 
 def _slsqp_epigraph(
-    prob: _Transductive,
+    prob: TransductiveProblem,
     arms: NDArray[np.intp],
     rows: NDArray[np.intp],
     w_start: FloatArray,
@@ -58,7 +58,7 @@ def _slsqp_epigraph(
     def evaluate(x: FloatArray) -> tuple[FloatArray, FloatArray]:
         key = x.tobytes()
         if cache.get("key") != key:
-            inv = _stable_inverse(z, np.maximum(x[:n], 0.0))
+            inv = stable_inverse(z, np.maximum(x[:n], 0.0))
             fv = c * np.maximum(((y @ inv) * y).sum(axis=1), 1e-300)
             cache.update(key=key, val=(fv, z @ inv @ y.T))
         return cache["val"]  # type: ignore[return-value]
@@ -100,8 +100,8 @@ def _slsqp_epigraph(
     return w, int(res.nit)
 
 
-def _slsqp_polish(
-    prob: _Transductive,
+def slsqp_polish(
+    prob: TransductiveProblem,
     w: FloatArray,
     tol: float,
     *,
@@ -125,15 +125,15 @@ def _slsqp_polish(
     """
     k, r = prob.z.shape
     n_targets = prob.y.shape[0]
-    inv, f_all = _safe_exact(prob, w)
-    rows = _candidate_targets(f_all, max(30, 3 * r))
-    lb, p = _lp_certificate(prob, w, rows)
+    inv, f_all = safe_exact(prob, w)
+    rows = candidate_targets(f_all, max(30, 3 * r))
+    lb, p = lp_certificate(prob, w, rows)
     d = prob.scores(inv, p * prob.c)
-    n_arms = _polish_arm_budget(k, r)
+    n_arms = polish_arm_budget(k, r)
     if n_arms >= k:
         arms = np.arange(k)
     else:
-        spanning = np.flatnonzero(_spanning_start(prob.z) > 0)
+        spanning = np.flatnonzero(spanning_start(prob.z) > 0)
         half = max(1, n_arms // 2)
         arms = np.union1d(
             np.argsort(-w, kind="stable")[:half], np.argsort(-d, kind="stable")[:half]
@@ -146,7 +146,7 @@ def _slsqp_polish(
             break
         w, nit = _slsqp_epigraph(prob, arms, rows, w, lower, min(1000, max_total_iter - total_it))
         total_it += nit
-        inv, f_all = _safe_exact(prob, w)
+        inv, f_all = safe_exact(prob, w)
         value = float(f_all.max())
         if value < best_val:
             best_w, best_val = w, value
@@ -156,9 +156,9 @@ def _slsqp_polish(
             extra = violators[np.argsort(-f_all[violators], kind="stable")][: max(rows.size, 10)]
             rows = np.union1d(rows, extra)
             continue
-        if k * rows.size > _LP_MAX_ENTRIES:
+        if k * rows.size > LP_MAX_ENTRIES:
             break
-        lb, p = _lp_certificate(prob, w, rows)
+        lb, p = lp_certificate(prob, w, rows)
         best_lb = max(best_lb, lb)
         if best_val - best_lb <= tol * best_val or arms.size >= k:
             break
@@ -173,7 +173,7 @@ def _slsqp_polish(
     return best_w, best_lb, total_it
 
 
-def _drop_tiny_weights(prob: _Transductive, w: FloatArray, threshold: float) -> FloatArray:
+def drop_tiny_weights(prob: TransductiveProblem, w: FloatArray, threshold: float) -> FloatArray:
     """Set weights ``≤ threshold`` to zero if this keeps ``A(w)`` invertible and the value."""
     small = (w > 0) & (w <= threshold)
     if not np.any(small):
@@ -184,5 +184,5 @@ def _drop_tiny_weights(prob: _Transductive, w: FloatArray, threshold: float) -> 
         new = float(prob.exact(cand)[1].max())
     except np.linalg.LinAlgError:
         return w
-    old = float(_safe_exact(prob, w)[1].max())
+    old = float(safe_exact(prob, w)[1].max())
     return cand if new <= old * (1.0 + 1e-9) else w

@@ -6,29 +6,29 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from bandit_envs.theory.design._certificate import (
-    _LP_MAX_ENTRIES,
-    _candidate_targets,
-    _lp_certificate,
-    _safe_exact,
-    _Transductive,
+    LP_MAX_ENTRIES,
+    TransductiveProblem,
+    candidate_targets,
+    lp_certificate,
+    safe_exact,
 )
 from bandit_envs.theory.design._common import (
     DesignResult,
-    _check_features,
-    _check_init,
-    _information_inverse,
+    check_features,
+    check_init,
+    information_inverse,
 )
-from bandit_envs.theory.design._frank_wolfe import _transductive_fw
-from bandit_envs.theory.design._interior_point import _transductive_ip
+from bandit_envs.theory.design._frank_wolfe import transductive_fw
+from bandit_envs.theory.design._interior_point import transductive_ip
 from bandit_envs.theory.design._slsqp import (
     POLISH_MAX_ARMS,
-    _drop_tiny_weights,
-    _polish_arm_budget,
-    _slsqp_polish,
+    drop_tiny_weights,
+    polish_arm_budget,
+    slsqp_polish,
 )
 
 #: Solvers of :func:`transductive_design`.
-_METHODS = ("frank_wolfe", "interior_point")
+METHODS = ("frank_wolfe", "interior_point")
 
 
 def transductive_design(
@@ -54,7 +54,7 @@ def transductive_design(
     honestly whether ``(value − lower_bound) / value ≤ tol`` was certified.
 
     * ``method="frank_wolfe"`` (default): Frank–Wolfe with away steps and exact line search on a
-      log-sum-exp smoothing of the max (:func:`_transductive_fw`), until the certified gap is
+      log-sum-exp smoothing of the max (:func:`transductive_fw`), until the certified gap is
       below ``tol`` or stops halving (100 iterations). Small problems, those where a support of
       Carathéodory size fits in :data:`POLISH_MAX_ARMS` SLSQP variables
       (``min(K, r(r+1)/2 + r) ≤ 150``: every ``K ≤ 150``, any ``K`` when the rank ``r ≤ 15``),
@@ -62,8 +62,8 @@ def transductive_design(
       on the epigraph form, after which the certificate is recomputed. Larger problems are
       finished by the interior point below, started from Frank–Wolfe's design.
     * ``method="interior_point"``: a primal–dual interior-point method on the epigraph form
-      ``min t`` s.t. ``f_j(w) ≤ t`` (:func:`_ip_restricted`), on working sets of targets and
-      arms that grow by constraint and column generation (:func:`_transductive_ip`). Its Newton
+      ``min t`` s.t. ``f_j(w) ≤ t`` (:func:`ip_restricted`), on working sets of targets and
+      arms that grow by constraint and column generation (:func:`transductive_ip`). Its Newton
       steps cost ``O(n²r² + n³)`` for ``n`` working arms, and a few tens of them reach high
       accuracy, also where Frank–Wolfe stalls. ``init`` only chooses the starting working sets.
 
@@ -96,7 +96,7 @@ def transductive_design(
         ValueError: On bad shapes, non-finite or negative inputs, a target outside the span of
             the features, or a singular ``init``.
     """
-    _, z, u = _check_features(features)
+    _, z, u = check_features(features)
     k, r = z.shape
     h = u.shape[0]
     y = np.asarray(targets, dtype=np.float64)
@@ -124,8 +124,8 @@ def transductive_design(
         raise ValueError(f"tol is expected in (0, 1). Got {tol!r}.")
     if int(max_iter) != max_iter or max_iter < 0:
         raise ValueError(f"max_iter is expected to be a non-negative integer. Got {max_iter!r}.")
-    if method not in _METHODS:
-        raise ValueError(f"method is expected to be one of {_METHODS}. Got {method!r}.")
+    if method not in METHODS:
+        raise ValueError(f"method is expected to be one of {METHODS}. Got {method!r}.")
     yr = y @ u
     x_scale = float(np.max(np.linalg.norm(np.asarray(features, dtype=np.float64), axis=1)))
     resid = np.linalg.norm(y - yr @ u.T, axis=1)
@@ -137,54 +137,54 @@ def transductive_design(
             "infinite under every design. The features span a subspace of dimension "
             f"{r} < {h}; only directions inside it are estimable."
         )
-    w0 = _check_init(init, k)
+    w0 = check_init(init, k)
     if w0 is None:
         w0 = np.full(k, 1.0 / k)
-    elif _information_inverse(z, w0) is None:
+    elif information_inverse(z, w0) is None:
         raise ValueError(
             "init does not span the arms: its information matrix is singular on their span."
         )
     keep = (c > 0) & (np.linalg.norm(yr, axis=1) > 0)
     if not np.any(keep):
         return DesignResult(weights=w0, value=0.0, lower_bound=0.0, iterations=0, converged=True)
-    prob = _Transductive(z, np.ascontiguousarray(yr[keep]), c[keep])
+    prob = TransductiveProblem(z, np.ascontiguousarray(yr[keep]), c[keep])
     if method == "interior_point":
-        w, value, lower, iters, converged = _transductive_ip(prob, w0, tol, int(max_iter))
+        w, value, lower, iters, converged = transductive_ip(prob, w0, tol, int(max_iter))
         return DesignResult(
             weights=w, value=value, lower_bound=lower, iterations=iters, converged=converged
         )
-    polish = _polish_arm_budget(k, r) <= POLISH_MAX_ARMS
-    w, _, lower, iters, converged = _transductive_fw(prob, w0, tol, int(max_iter), stall_window=100)
-    f = _safe_exact(prob, w)[1]
+    polish = polish_arm_budget(k, r) <= POLISH_MAX_ARMS
+    w, _, lower, iters, converged = transductive_fw(prob, w0, tol, int(max_iter), stall_window=100)
+    f = safe_exact(prob, w)[1]
     value = float(f.max())
     converged = value - lower <= tol * value
     if not converged and polish:
-        rows = _candidate_targets(f, max(50, 5 * r))
-        if k * rows.size <= _LP_MAX_ENTRIES:
-            lower = max(lower, _lp_certificate(prob, w, rows)[0])
+        rows = candidate_targets(f, max(50, 5 * r))
+        if k * rows.size <= LP_MAX_ENTRIES:
+            lower = max(lower, lp_certificate(prob, w, rows)[0])
         converged = value - lower <= tol * value
     if not converged and not polish:
         # Too large for the SLSQP polish: Frank-Wolfe stalled (its certified gap did not halve
         # in 100 iterations); finish by interior point, started from its working sets (its
         # certificate replaces the LP's, an LP over K × targets entries, too large here).
-        w_ip, v_ip, lb_ip, ip_iters, _ = _transductive_ip(prob, w, tol, int(max_iter), warm=True)
+        w_ip, v_ip, lb_ip, ip_iters, _ = transductive_ip(prob, w, tol, int(max_iter), warm=True)
         iters += ip_iters
         lower = max(lower, lb_ip)
         if v_ip < value:
             w, value = w_ip, v_ip
         converged = value - lower <= tol * value
     if not converged and polish:
-        w_pol, lb_pol, pol_iters = _slsqp_polish(prob, w, tol)
+        w_pol, lb_pol, pol_iters = slsqp_polish(prob, w, tol)
         iters += pol_iters
         lower = max(lower, lb_pol)
-        w_pol = _drop_tiny_weights(prob, w_pol, 1e-9)
-        f_pol = _safe_exact(prob, w_pol)[1]
+        w_pol = drop_tiny_weights(prob, w_pol, 1e-9)
+        f_pol = safe_exact(prob, w_pol)[1]
         if f_pol.max() <= value:
             w, f, value = w_pol, f_pol, float(f_pol.max())
         if value - lower > tol * value:
-            rows = _candidate_targets(f, max(50, 5 * r))
-            if k * rows.size <= _LP_MAX_ENTRIES:
-                lower = max(lower, _lp_certificate(prob, w, rows)[0])
+            rows = candidate_targets(f, max(50, 5 * r))
+            if k * rows.size <= LP_MAX_ENTRIES:
+                lower = max(lower, lp_certificate(prob, w, rows)[0])
         converged = value - lower <= tol * value
     lower = min(lower, value)
     return DesignResult(

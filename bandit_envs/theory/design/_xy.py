@@ -12,14 +12,14 @@ from bandit_envs.theory.design._common import (
     DesignResult,
     FloatArray,
     IntArray,
-    _check_features,
-    _check_init,
-    _information_inverse,
-    _spanning_start,
+    check_features,
+    check_init,
+    information_inverse,
+    spanning_start,
 )
-from bandit_envs.theory.design._g_optimal import _wolfe_atwood
-from bandit_envs.theory.design._pairs import _pair_scan, _xy_pair_generation
-from bandit_envs.theory.design._transductive import _METHODS, transductive_design
+from bandit_envs.theory.design._g_optimal import wolfe_atwood
+from bandit_envs.theory.design._pairs import pair_scan, xy_pair_generation
+from bandit_envs.theory.design._transductive import METHODS, transductive_design
 
 
 def pairwise_differences(features: ArrayLike) -> FloatArray:
@@ -46,7 +46,7 @@ XY_DENSE_MAX_PAIRS = 190
 
 
 #: Methods of :func:`xy_design`.
-_XY_METHODS = ("auto", "pair_generation", *_METHODS)
+_XY_METHODS = ("auto", "pair_generation", *METHODS)
 
 
 def xy_design(
@@ -75,9 +75,9 @@ def xy_design(
       by :func:`pairwise_differences` and passed to :func:`transductive_design` with that
       method. Memory ``O(K²h)``, and every Frank–Wolfe step touches every pair;
     * ``method="pair_generation"``: interior point on working sets of pairs and of arms
-      (:func:`_xy_pair_generation`); the pairs are never stored. Each round scans all pairs at
+      (:func:`xy_pair_generation`); the pairs are never stored. Each round scans all pairs at
       the current design in ``O(n²r)`` BLAS flops and ``O(n)`` memory per block of rows
-      (:func:`_pair_scan`, on the whitened coordinates of the arms of ``among`` only), adds the
+      (:func:`pair_scan`, on the whitened coordinates of the arms of ``among`` only), adds the
       violated pairs and the improving arms (any of the ``K``), and re-solves the restricted
       problem; the certificate covers all pairs (of ``among``). ``init`` gives the first
       restricted solve its start and its support joins the first working set of arms.
@@ -144,22 +144,22 @@ def xy_design(
             "target_weights are not supported with method='pair_generation' (the pairs are "
             "not materialised); use method='frank_wolfe' or 'interior_point'."
         )
-    _, z, _ = _check_features(x)
+    _, z, _ = check_features(x)
     if not (np.isfinite(tol) and 0 < tol < 1):
         raise ValueError(f"tol is expected in (0, 1). Got {tol!r}.")
     if int(max_iter) != max_iter or max_iter < 0:
         raise ValueError(f"max_iter is expected to be a non-negative integer. Got {max_iter!r}.")
-    w0 = _check_init(init, k)
+    w0 = check_init(init, k)
     if w0 is None:
         # Start from a rough G-optimal design: its support is nearly contained in the XY
         # design's. The XY criterion is within a factor 4 of G's (‖x − x'‖ ≤ 2 max ‖x''‖ in
         # any norm; Soare et al. 2014, proof of Lemma 7, print 2 where squared norms give 4).
-        w0 = _wolfe_atwood(z, _spanning_start(z), z.shape[1], 1e-2, 10 * k)[0]
-    elif _information_inverse(z, w0) is None:
+        w0 = wolfe_atwood(z, spanning_start(z), z.shape[1], 1e-2, 10 * k)[0]
+    elif information_inverse(z, w0) is None:
         raise ValueError(
             "init does not span the arms: its information matrix is singular on their span."
         )
-    w, value, lower, iters, converged = _xy_pair_generation(
+    w, value, lower, iters, converged = xy_pair_generation(
         z, w0, tol, int(max_iter), True, among=None if sub is None else np.sort(sub)
     )
     return DesignResult(
@@ -208,7 +208,7 @@ def xy_pair_value(
     difference has a component outside that range (larger than ``1e-9`` times the scale of the
     features and of the differences), exactly the rule of :func:`agents.linear_bai.rage.xy_value`
     on the materialised differences, to which it is equal up to round-off. The features are used
-    as given (no change of basis). The maximum comes from the blocked scan of :func:`_pair_scan`
+    as given (no change of basis). The maximum comes from the blocked scan of :func:`pair_scan`
     on the whitened coordinates ``x_k V Λ^{-1/2}``: ``O(n²r)`` time and ``O(n)`` memory per block
     of :data:`_PAIR_BLOCK` rows (``n`` arms in ``among``); the maximum is recomputed from the
     differences, so it is the exact value.
@@ -258,4 +258,4 @@ def xy_pair_value(
     if vals.size == 0:
         return 0.0
     v = np.ascontiguousarray(xa @ (vecs / np.sqrt(vals)))
-    return max(_pair_scan(v, 0.0, 1.0, 1024)[0], 0.0)
+    return max(pair_scan(v, 0.0, 1.0, 1024)[0], 0.0)

@@ -21,7 +21,7 @@ from bandit_envs.theory.design import (
     xy_design,
     xy_pair_value,
 )
-from bandit_envs.theory.design._pairs import _pair_scan
+from bandit_envs.theory.design._pairs import pair_scan
 
 
 def feats(k: int, h: int, seed: int) -> np.ndarray:
@@ -128,7 +128,7 @@ def test_pair_scan_matches_brute_force():
         v = rng.standard_normal((k, r)) + 5.0  # an offset: the products cancel
         i, j = np.triu_indices(k, 1)
         f = ((v[i] - v[j]) ** 2).sum(axis=1)
-        top, pi, pj, pf = _pair_scan(v, 0.0, 0.8, 50)
+        top, pi, pj, pf = pair_scan(v, 0.0, 0.8, 50)
         assert top == pytest.approx(f.max(), rel=1e-12)
         want = np.flatnonzero(f >= 0.8 * f.max())
         want = want[np.lexsort((j[want], i[want], -f[want]))][:50]
@@ -136,7 +136,7 @@ def test_pair_scan_matches_brute_force():
         np.testing.assert_array_equal(pj, j[want])
         np.testing.assert_allclose(pf, f[want], rtol=1e-12)
         floor = float(np.quantile(f, 0.99))
-        top2, qi, qj, _ = _pair_scan(v, floor, 0.0, 10**6)
+        top2, qi, qj, _ = pair_scan(v, floor, 0.0, 10**6)
         assert top2 == top
         assert set(zip(qi.tolist(), qj.tolist(), strict=True)) == set(
             zip(i[f >= floor].tolist(), j[f >= floor].tolist(), strict=True)
