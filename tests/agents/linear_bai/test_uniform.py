@@ -50,6 +50,7 @@ def test_noiseless_run_stops_after_one_round_with_the_right_arm():
         assert r.correct and r.samples == 3 and r.stop_reason == "stopped"
 
 
+@pytest.mark.slow
 def test_delta_correct_on_the_default_soare_instance():
     """Error rate <= delta over 200 seeds (LinearBAI-Soare-v0 defaults, delta = 0.05).
 
