@@ -1,4 +1,4 @@
-"""The environment contract of DESIGN §2.4: spaces, seeding, termination, rewards, errors."""
+"""The environment contract of docs/concepts.md: spaces, seeding, termination, rewards, errors."""
 
 import re
 import warnings
@@ -32,7 +32,7 @@ def make(env_id="LinearBAI-Soare-v0", **kw):
     return gym.make(env_id, **kw)
 
 
-# DESIGN §2.1 fixes the observation space to Box(-inf, inf): outcomes are unbounded Gaussians.
+# The observation space is Box(-inf, inf) (docs/concepts.md): outcomes are unbounded Gaussians.
 # Gymnasium's checker advises against infinite bounds; these two notes are the only ones allowed.
 ALLOWED_WARNINGS = (
     "A Box observation space minimum value is -infinity",
