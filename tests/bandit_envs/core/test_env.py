@@ -66,7 +66,7 @@ def test_spaces_and_reset_info(soare):
     assert spec.task == "best_arm" and spec.setting == "fixed_confidence"
     assert spec.delta == 0.05 and spec.budget is None and spec.max_samples == DEFAULT_MAX_SAMPLES
     assert spec.features.shape == (3, 2) and spec.noise_std == 1.0
-    # no truth in the spec
+    # no truth in the ProblemSpec
     assert not any(name in ("theta", "means") for name in vars(spec))
 
 
