@@ -19,7 +19,7 @@ HAND = np.array([[1.0, 0.0], [0.0, 1.0], [0.4, 0.4], [0.6, 0.6]])
 
 
 def hand_model(sigma: float = 0.5) -> LinearGaussian:
-    """Unstructured: identity features, Θ = μ (the special case h = K of Kone et al., Sec. 2)."""
+    """Unstructured: identity features, Θ = μ (h = K in the model of Kone et al., Sec. 2)."""
     return LinearGaussian(np.eye(4), HAND, sigma)
 
 
