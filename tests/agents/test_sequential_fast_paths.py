@@ -206,8 +206,8 @@ def test_seeded_records_are_unchanged_slow(row):
 
 
 class _WStateLinGapE(LinGapE):
-    """LinGapE on the W = X A⁻¹ representation (the pre-issue-10 arithmetic): a subclass that
-    overrides the decision keeps W (see LinGapE._start)."""
+    """LinGapE on the W = X A⁻¹ representation (the arithmetic before the column state): a
+    subclass that overrides the decision keeps W (see LinGapE._start)."""
 
     def _decide(self) -> None:
         super()._decide()

@@ -1,9 +1,9 @@
-"""The table of refused inputs, ``docs/errors.md`` (issue 11): every row reproduced, exactly.
+"""The table of refused inputs, ``docs/errors.md``: every row reproduced, exactly.
 
 Each :class:`Case` is one row of the page: a line of code run after :data:`PREAMBLE`, the class
 of the exception it raises, and the exact message. The page is generated from :data:`CASES`
 (``python docs/scripts/errors_table.py``); :func:`test_page_is_generated_from_the_cases` fails
-when the two drift apart. :func:`test_refusal_is_clean` checks the issue's rule on every row: no
+when the two drift apart. :func:`test_refusal_is_clean` checks the library's rule on every row: no
 ``AssertionError``, bare ``IndexError``/``KeyError`` or numpy warning reaches a user.
 
 To add a row: append a :class:`Case` (run it once to copy the message), then regenerate the page.
@@ -1152,7 +1152,7 @@ def test_row(index, tmp_path):
 
 @pytest.mark.parametrize("index", range(len(CASES)), ids=_case_id)
 def test_refusal_is_clean(index, tmp_path):
-    """The issue's rule: our exception (or Gymnasium's), never a bare one, and no warning."""
+    """A refused input raises our exception (or Gymnasium's), never a bare one, and no warning."""
     case = CASES[index]
     exc, caught = _run(case, tmp_path)
     assert not isinstance(exc, RuntimeWarning), f"{case.code} emitted a numpy warning: {exc}"

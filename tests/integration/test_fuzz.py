@@ -1,4 +1,4 @@
-"""Property-based fuzz tests (issue 11): random valid instances of every family × every agent.
+"""Property-based fuzz tests: random valid instances of every family × every agent.
 
 For each family (linear best arm, Pareto set, all ε-good, misspecified, logistic, constrained
 mixed) a Hypothesis strategy draws a *valid* instance through the registered ids' keywords or

@@ -1,4 +1,4 @@
-"""Numerical edge cases (issue 11): every agent on degenerate, tiny, huge and tied instances.
+"""Numerical edge cases: every agent on degenerate, tiny, huge and tied instances.
 
 Each case builds its instance through a registered id and runs the agents the catalogue calls
 compatible. Fixed-confidence runs on noiseless or low-noise instances must give the right

@@ -1,4 +1,5 @@
-"""SFSR, SFSR-L and USLP (Tang, Jain, Nayyar & Nuzzo 2024): facts of the paper and the protocol."""
+"""SFSR, SFSR-L and USLP (Tang, Jain, Nayyar & Nuzzo 2024): the schedule (eq. 7), Proposition 1,
+the L = 0 reduction to Successive Rejects, noiseless and statistical runs, and the protocol."""
 
 from __future__ import annotations
 
@@ -26,10 +27,11 @@ TABLE1_SUPPORTS = {
     "D3I": frozenset({9, 11, 21}),
 }
 
-# ---------------------------------------------------------------------- schedule (§2.1, facts 1-3)
+# ---------------------------------------------------------------------------- schedule (eq. 7)
 
 
-def test_psi_values_of_the_spec():
+def test_psi_values():
+    """Ψ(K0, L) of eq. 7 (values worked out by us); with L = 0 it is Audibert & Bubeck's log-bar."""
     assert psi(16, 1) == pytest.approx(3.318229, abs=1e-6)  # = H_15
     assert psi(16, 1) == pytest.approx(sum(1 / i for i in range(1, 16)), rel=1e-14)
     assert psi(24, 2) == pytest.approx(4.190813, abs=1e-6)
@@ -38,7 +40,8 @@ def test_psi_values_of_the_spec():
         assert psi(k, 0) == pytest.approx(0.5 + sum(1 / i for i in range(2, k + 1)), rel=1e-13)
 
 
-def test_schedule_values_of_the_spec():
+def test_schedule_values_for_k_16_and_l_1():
+    """n_k of eq. 7 for K = K0 = 16, L = 1 and N = 1000, 5000, 17 (worked out by us)."""
     assert sfsr_schedule(1000, 16, 16, 1).tolist() == [
         19,
         20,
@@ -205,7 +208,7 @@ def test_infeasible_instance_is_declared_in_round_one():
 
 @pytest.mark.parametrize("agent_cls", (SFSR, SFSRL))
 def test_output_is_a_feasible_basis_of_size_l_plus_1(agent_cls):
-    """Fact 13: |X| = L + 1 (or ∅) and Â_X⁻¹b ≥ 0 at the final estimates."""
+    """Algorithm 1 ends with |X| = L + 1 (or ∅) and Â_X⁻¹b ≥ 0 at the final estimates."""
     env = gym.make("ConstrainedMixed-Table1-v0", instance="D2I", budget=3000)
     sizes = set()
     for seed in range(30):
@@ -356,7 +359,7 @@ def test_fixed_confidence_is_refused_with_the_reason():
             run_episode(env, cls(), 0)
 
 
-# ---------------------------------------------------------------------- statistics (fact 12)
+# ----------------------------------- statistics (our reconstructions of Section 5's instances)
 
 A1R_REWARDS = [0.8, 1.2, 1.05, 0.6, 0.6, 1.0, 0.9, 0.9, 0.5, 0.7, 0.55, 0.85, 0.4, 0.5, 0.85, 1.0]
 A1R_COSTS = [

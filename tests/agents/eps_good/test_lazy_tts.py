@@ -58,7 +58,7 @@ def test_thresholding_allocation_closed_form_on_the_canonical_basis():
     assert res.value == pytest.approx(32.0, rel=1e-6)
 
 
-def test_eps_good_allocation_gives_the_lower_bound_of_spec_002():
+def test_eps_good_allocation_gives_the_lower_bound_of_theorem_3_2():
     # Li et al. Thm 3.2: T* = 2·min_w max_culprit c‖y‖² = 120 on the static d=8 instance
     targets, margins = eps_good_culprits(np.eye(8), STATIC_MU, 0.5)
     res = transductive_design(np.eye(8), targets, margins**-2.0, tol=1e-7)

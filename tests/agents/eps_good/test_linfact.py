@@ -34,14 +34,15 @@ def make_env(features, theta, eps, sigma=1.0, **setting):
 
 
 def static_instance(d: int, m: int = 4, delta_gap: float = 1.0):
-    """Spec 002 §4.3: arms e_1..e_d, θ = (Δ,…,Δ,0,…,0) with m entries Δ, ε = Δ/2."""
+    """Static setting (EC.12.2): arms e_1..e_d, θ = (Δ,…,Δ,0,…,0) with m entries Δ, ε = Δ/2."""
     theta = np.zeros(d)
     theta[:m] = delta_gap
     return np.eye(d), theta, delta_gap / 2
 
 
 def adaptive_instance(d: int, eps: float, m: int = 4, x: float = 1.0, mean_m: int = 4):
-    """Spec 002 §4.2 with the fix of item 4: disturbing arms at means X − iε/n, i = 1..n."""
+    """Adaptive setting (EC.12.1) with our fix: disturbing arms at means X − iε/n, i = 1..n (as
+    printed, the last one sits exactly on the threshold)."""
     n = int(1.5 * mean_m - m)
     theta = np.zeros(d)
     theta[:m] = x + (m - np.arange(m)) * eps / m
@@ -128,7 +129,7 @@ def test_refuses_multiplicative_and_other_tasks(agent):
 
 
 def test_classify_exact_means_small_radius():
-    """Fact 5: exact means, ε_r ≪ min(α, β)/2 → G = G_ε and B = G_ε^c in one call."""
+    """Exact means, ε_r ≪ min(α, β)/2 → G = G_ε and B = G_ε^c in one call."""
     mu = np.array([1.0, 0.95, 0.82, 0.75, 0.3])
     eps = 0.2  # G_ε = {0, 1, 2}, α = 0.02, β = 0.05
     bad, good, remove = classify(mu, np.zeros(5, bool), 0.004, eps)
@@ -139,7 +140,7 @@ def test_classify_exact_means_small_radius():
 
 
 def test_classify_nothing_good_while_radius_is_large():
-    """Fact 5: with ε_r ≥ ε/2 nothing is added to G (M − μ̂_i ≥ 0 > ε − 2ε_r)."""
+    """With ε_r ≥ ε/2 nothing is added to G (M − μ̂_i ≥ 0 > ε − 2ε_r)."""
     rng = np.random.default_rng(0)
     for _ in range(200):
         mu = rng.normal(size=6)
@@ -149,7 +150,7 @@ def test_classify_nothing_good_while_radius_is_large():
 
 
 def test_classify_is_translation_invariant_and_keeps_g_and_b_disjoint():
-    """Facts 6 and 12: only differences matter; an arm already good is never declared bad."""
+    """Only differences matter; an arm already good is never declared bad."""
     rng = np.random.default_rng(1)
     for _ in range(200):
         mu = rng.normal(size=7)
@@ -175,7 +176,7 @@ def _log_g(k, r, delta):
 
 
 def test_g_counts_on_the_canonical_basis_by_hand():
-    """Fact 7 / eq. 21: static d = 8, δ = 0.05, uniform π (g = d_r): 52, 242, 1057 per arm."""
+    """Eq. 21: static d = 8, δ = 0.05, uniform π (g = d_r): 52, 242, 1057 per arm."""
     features, theta, eps = static_instance(8)
     agent = LinFACTG()
     run_episode(make_env(features, theta, eps), agent, 0)
@@ -216,7 +217,7 @@ def test_xy_counts_on_the_canonical_basis_by_hand():
 
 
 def test_round_guarantees_hold_numerically():
-    """Facts 13 and §2.2: after rounding, ‖a‖²_{V_r⁻¹} (G) and ‖y‖²_{V_r⁻¹} (XY, active pairs)
+    """Eqs. 21 and 22: after rounding, ‖a‖²_{V_r⁻¹} (G) and ‖y‖²_{V_r⁻¹} (XY, active pairs)
     are at most ε_r² / (2 log(·)), for ceil rounding and for efficient rounding with ϵ > 0."""
     features, theta, eps = adaptive_instance(8, 0.2)
     env = make_env(features, theta, eps, delta=0.1)
@@ -253,7 +254,8 @@ def test_round_guarantees_hold_numerically():
 
 
 def test_xy_single_active_arm_uses_the_g_rule():
-    """Spec 002 §2.3: one active arm (𝒴 empty) → ⌈2 ε_r^{-2} log(2Kr(r+1)/δ)⌉ pulls of it."""
+    """One active arm (𝒴 empty, a case the paper leaves open): our fallback to the G rule,
+    ⌈2 ε_r^{-2} log(2Kr(r+1)/δ)⌉ pulls of it."""
     env = make_env(np.eye(3), [1.0, 0.0, 0.0], 0.1, delta=0.05)  # bad arms leave in round 2
     agent = LinFACTXY()
     record = run_episode(env, agent, 0)
@@ -297,8 +299,9 @@ def test_noiseless_returns_g_eps_by_r_upper(name, agent):
         assert rounds == r_upper(means, eps) == 3
 
 
-def test_noiseless_adaptive_stop_rounds_match_spec():
-    """Spec 002 §6.9 / §4.7: R_upper = 8, 7, 6 for ε = 0.1, 0.2, 0.3; observed rounds 7, 6, 5."""
+def test_noiseless_adaptive_stop_rounds():
+    """Adaptive setting, d = 8: R_upper = 8, 7, 6 for ε = 0.1, 0.2, 0.3 (Sec. 4.2); without
+    noise the runs stop at rounds 7, 6, 5, as in our independent prototype."""
     for eps, bound, observed in [(0.1, 8, 7), (0.2, 7, 6), (0.3, 6, 5)]:
         features, theta, _ = adaptive_instance(8, eps)
         means = features @ theta
@@ -332,7 +335,8 @@ def test_projection_duplicated_columns_changes_nothing():
 
 
 def test_projection_noiseless_means_exact_on_a_rank_deficient_span():
-    """Fact 4: with σ = 0 the round's estimates are the true means, arms spanning 2 of 3 dims."""
+    """Projection (Sec. 2.2): with σ = 0 the round's estimates are the true means, arms spanning
+    2 of 3 dims."""
     x = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 1.0, 0.0], [0.5, 0.2, 0.0]])
     theta = np.array([1.0, 0.3, 5.0])
     for agent in AGENTS:
@@ -408,7 +412,8 @@ def test_fresh_data_each_round_and_batch_equals_single(cls):
 
 
 def test_anytime_recommendation():
-    """Spec 002 §2.8: before stopping, G_r ∪ {active i : μ̂_i ≥ M − ε}; no data: every arm."""
+    """Our anytime answer before stopping (the paper has none): G_r ∪ {active i : μ̂_i ≥ M − ε};
+    no data: every arm."""
     features, theta, eps = adaptive_instance(8, 0.1)
     env = make_env(features, theta, eps)
     agent = LinFACTG()
@@ -430,7 +435,7 @@ def test_anytime_recommendation():
 
 
 def test_invariants_during_runs():
-    """Fact 12: G ∩ B = ∅, G and B monotone, the best arm never in B on correct runs, total
+    """During runs: G ∩ B = ∅, G and B monotone, the best arm never in B on correct runs, total
     samples = Σ_r Σ_a T_r(a); stop round ≤ R_upper on correct runs."""
     features, theta, eps = adaptive_instance(8, 0.3)
     means = features @ theta
@@ -454,7 +459,7 @@ def test_invariants_during_runs():
 
 @pytest.mark.parametrize("agent", AGENTS, ids=lambda a: a.__name__)
 def test_static_d8_stops_at_round_3(agent):
-    """Fact 8: static d = 8 (ε = 0.5): round 3 = R_upper in every run, the exact set."""
+    """Static setting d = 8 (ε = 0.5): round 3 = R_upper in every run, the exact set."""
     features, theta, eps = static_instance(8)
     env = make_env(features, theta, eps)
     for seed in range(60):
@@ -465,7 +470,7 @@ def test_static_d8_stops_at_round_3(agent):
 
 @pytest.mark.parametrize("agent", AGENTS, ids=lambda a: a.__name__)
 def test_delta_correct_on_an_easy_instance(agent):
-    """Fact 8: error rate ≤ δ = 0.1 over 300 seeds (binomial slack: ≤ 42 errors, P ≈ 1e-3 at
+    """Error rate ≤ δ = 0.1 over 300 seeds (binomial slack: ≤ 42 errors, P ≈ 1e-3 at
     an error rate of exactly δ). LinFACT's union bounds are loose, so we expect ~0 errors."""
     env = make_env(np.eye(4), [1.0, 0.8, 0.5, 0.2], 0.35, delta=0.1)  # α = β = 0.15
     errors = sum(not run_episode(env, agent(), seed).correct for seed in range(300))

@@ -240,7 +240,7 @@ def test_mis_ols_counts_eq21_and_prop54_radius():
         per_arm = math.ceil(2 * 4 * 0.25 / 4.0**-r * math.log(2 * 4 * r * (r + 1) / 0.1))
         assert p["allocation"] == [per_arm] * len(p["active"])
         d_r = len(p["active"])  # unit vectors: the active span has one dimension per arm
-        c = 0.01 * (math.sqrt(d_r) + 1.0)  # eq. 35 with the arm's own deviation (erratum)
+        c = 0.01 * (math.sqrt(d_r) + 1.0)  # our fix: eq. 35 as printed misses the arm's own L_m
         assert p["rank"] == d_r and p["inflation"] == pytest.approx(c)
         assert p["radius"] == pytest.approx(2.0**-r + c)
     assert agent.phase_history[0]["inflation"] == pytest.approx(0.03)

@@ -1,5 +1,5 @@
-"""m-LinGapE and LinGIFA (Réda, Kaufmann & Delahaye-Duriez 2021) as all-ε-good baselines (spec
-002 §2.9 items 1–2): decisions against brute force (dense and pruned paths), the m = 1 reduction
+"""m-LinGapE and LinGIFA (Réda, Kaufmann & Delahaye-Duriez 2021) as all-ε-good baselines (Li, Ma,
+Hua & Zhu 2025, Sec. 7): decisions against brute force (dense and pruned paths), the m = 1 reduction
 to LinGapE, noiseless runs, δ-correctness, error paths, check_agent."""
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ STATIC_THETA = np.array([1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0])
 
 
 def adaptive_instance(eps: float = 0.2) -> tuple[np.ndarray, np.ndarray]:
-    """Spec 002 §4.2 with the on-threshold fix, d = 8, m̃ = 4, X̃ = 1, n = 2 disturbing arms."""
+    """Li et al.'s adaptive setting (EC.12.1) with our fix of its on-threshold arm, d = 8, m̃ = 4,
+    X̃ = 1, n = 2 disturbing arms."""
     theta = np.array([1.2, 1.15, 1.1, 1.05, 0.0, 0.0, 0.0, 0.0])
     rows = list(np.eye(8))
     for i in (1, 2):

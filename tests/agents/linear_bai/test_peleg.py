@@ -1,5 +1,5 @@
-"""PELEG (Zaki, Mohan & Gopalan 2020): facts of the algorithm (numbered), noiseless runs,
-check_agent, batch ≡ single, δ-PAC."""
+"""PELEG (Zaki, Mohan & Gopalan 2020): the paper's lemmas, claim and corollaries (numbered as in
+the paper), noiseless runs, check_agent, batch ≡ single, δ-PAC."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from bandit_envs.errors import InvalidParameterError
 
 
 def setting1(delta_gap: float, *, sigma: float = 1.0, delta: float = 0.1):
-    """Spec §5.2: K = d = 5, arms e_1..e_5, θ = (Δ, 0, 0, 0, 0)."""
+    """Section 6, Setting 1 (Fig. 2a): K = d = 5, arms e_1..e_5, θ = (Δ, 0, 0, 0, 0)."""
     theta = np.zeros(5)
     theta[0] = delta_gap
     return gym.make(
@@ -57,10 +57,11 @@ class Recorder:
         return self.agent.recommend()
 
 
-# ----------------------------------------------------------------------------- §7 facts 1–4
+# --------------------------- building blocks: Lemmas 3 and 5, Claim 1, Algorithm 1's constants
 
 
-def test_fact1_tracking_lemma():
+def test_tracking_stays_within_the_bounds_of_lemma3():
+    """Lemma 3 (App. B.1): cumw − (K − 1) ≤ n ≤ cumw + 1, counts and weights starting at 1."""
     rng = np.random.default_rng(0)
     for k in (2, 5, 9):
         counts = np.ones(k)
@@ -79,7 +80,8 @@ def _random_pd(rng, r):
     return m @ m.T + 0.2 * np.eye(r)
 
 
-def test_fact2_lemma5_closed_form_against_a_generic_qp():
+def test_lemma5_closed_form_against_a_generic_qp():
+    """Lemma 5 (App. C): min_{λᵀy ≥ ε} ‖λ‖²_V = ε²/‖y‖²_{V⁻¹} at λ = εV⁻¹y/‖y‖²_{V⁻¹}."""
     rng = np.random.default_rng(1)
     for _ in range(10):
         r = int(rng.integers(2, 5))
@@ -100,7 +102,8 @@ def test_fact2_lemma5_closed_form_against_a_generic_qp():
         assert res.fun == pytest.approx(value, rel=1e-5)
 
 
-def test_fact3_ball_claim1_against_a_generic_solver():
+def test_ball_best_response_claim1_against_a_generic_solver():
+    """Claim 1 (App. C): with the ball B(0, D) the half-space constraint is tight."""
     rng = np.random.default_rng(2)
     checked_active = 0
     for _ in range(20):
@@ -133,7 +136,8 @@ def test_fact3_ball_claim1_against_a_generic_solver():
     assert values[0] == math.inf
 
 
-def test_fact4_constants():
+def test_phase_constants_of_setting_1():
+    """Algorithm 1 lines 5–7 for K = d = 5, δ = 0.1, m = 1 (values we computed from them)."""
     c = phase_constants(1.0, 2.0, 5, 1, 0.1, shrink_eps=True, delta_schedule="paper")
     assert c["D"] == pytest.approx(0.4617450, abs=1e-7)
     assert c["r2"] == pytest.approx(44.171687, abs=1e-6)
@@ -145,10 +149,12 @@ def test_fact4_constants():
     assert corrected["delta_m"] == pytest.approx(6 * 0.1 / (math.pi**2 * 4))
 
 
-# ----------------------------------------------------------------------------- §7 facts 5–10
+# ----------------------------- phases: Lemma 1, elimination (Algorithm 1 line 26), Corollary 2
 
 
-def test_fact5_and_6_phase_one_is_deterministic():
+def test_phase_one_is_deterministic_and_takes_7069_pulls():
+    """Setting 1, practical variant (App. G): phase 1 never looks at rewards; N_1 = 7069 is our
+    computation from Algorithm 1, not a number of the paper."""
     env = setting1(0.5)
     sequences, n1 = [], []
     for seed in (0, 1):
@@ -166,7 +172,8 @@ def test_fact5_and_6_phase_one_is_deterministic():
     assert 1 / 1413 + 1 / 1414 < limit < 2 / 1413
 
 
-def test_fact7_key_lemma_and_fact8_elimination():
+def test_key_lemma_and_elimination_keep_the_empirical_best():
+    """Lemma 1 (Key Lemma) at every phase end; line 26 of Algorithm 1 keeps the empirical best."""
     env = gym.make("LinearBAI-Soare-v0", delta=0.1)
     for seed in range(2):
         agent = PELEG()
@@ -184,7 +191,7 @@ def test_fact7_key_lemma_and_fact8_elimination():
         assert agent.active_arms == [last["active"][int(np.argmax(scores))]]
 
 
-def test_fact8_strict_elimination():
+def test_elimination_is_strict():
     # σ = 0: θ̂ = θ exactly; an arm exactly 2^-(m+2) = 1/8 below the best survives phase 1
     env = gym.make(
         "LinearBAI-Custom-v0", features=np.eye(3), theta=[1.0, 0.875, 0.5], sigma=0.0, delta=0.1
@@ -195,7 +202,8 @@ def test_fact8_strict_elimination():
     assert agent.phase_log[1]["active"] == [0, 1]
 
 
-def test_fact10_one_phase_when_gaps_are_large():
+def test_one_phase_when_gaps_are_large():
+    """Lemma 6(a) (App. E) with m = 1: every arm with gap ≥ 1/4 goes after phase 1."""
     env = setting1(0.5)
     for seed in range(5):
         agent = PELEG()
@@ -203,10 +211,11 @@ def test_fact10_one_phase_when_gaps_are_large():
         assert rec.correct and len(agent.phase_log) == 1
 
 
-# ----------------------------------------------------------------------------- §7 facts 12–16
+# ------------------------------------- Hedge, best response, estimates, instances, Corollary 1
 
 
-def test_fact12_hedge_sanity():
+def test_hedge_weights_sanity():
+    """EXP-WTS of the MAX player (App. B.1.1): weights sum to 1, stay positive, follow gains."""
     w = hedge_weights(np.zeros(4), 3.0)
     assert np.allclose(w, 0.25)
     gains = np.zeros(4)
@@ -220,7 +229,7 @@ def test_fact12_hedge_sanity():
     assert np.all(np.isfinite(hedge_weights(np.array([1e6, 0.0]), 10.0)))
 
 
-def test_fact13_best_response_invariance():
+def test_best_response_invariance():
     rng = np.random.default_rng(3)
     z = rng.normal(size=(6, 3))
     w = rng.dirichlet(np.ones(6))
@@ -235,7 +244,7 @@ def test_fact13_best_response_invariance():
     assert p == int(np.argmax(norms))
 
 
-def test_fact14_noiseless_ols_is_exact():
+def test_noiseless_ols_is_exact():
     theta = np.array([0.8, 0.3, -0.2])
     features = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.6, 0.6, 0.0]])
     env = gym.make("LinearBAI-Custom-v0", features=features, theta=theta, sigma=0.0, delta=0.05)
@@ -249,7 +258,7 @@ def test_fact14_noiseless_ols_is_exact():
             assert np.allclose(agent._z @ phase["theta_hat"], features @ theta, atol=1e-12)
 
 
-def test_fact15_instance_checks():
+def test_instance_checks_of_settings_1_and_3():
     env = setting1(0.3)
     info = env.unwrapped.complexity()
     assert 1.0 / info["h_lb"] == pytest.approx(0.3**2 / 9, rel=1e-4)  # D_θ = Δ²/9
@@ -258,10 +267,12 @@ def test_fact15_instance_checks():
     assert soare.complexity()["best_arm"] == 0
     assert soare.complexity()["min_gap"] == pytest.approx(1 - math.cos(0.05))
     feats = soare.problem.features
-    assert np.linalg.eigvalsh(feats.T @ feats)[0] >= 1.0 - 1e-12  # C ≥ 1 (spec: C = 1 for e_i)
+    assert np.linalg.eigvalsh(feats.T @ feats)[0] >= 1.0 - 1e-12  # C (Algorithm 1 line 3) ≥ 1
 
 
-def test_fact16_corollary1_erratum():
+def test_corollary1_product_is_below_one_minus_delta():
+    """Corollary 1 (App. E) claims ∏_m (1 − δ/m²) ≥ 1 − δ: false (0.8434 at δ = 0.1); our
+    corrected schedule δ_m = 6δ/(π²m²) sums to δ."""
     product = np.prod(1 - 0.1 / np.arange(1, 200_000) ** 2)
     assert product == pytest.approx(math.sin(math.pi * math.sqrt(0.1)) / (math.pi * math.sqrt(0.1)))
     assert product == pytest.approx(0.8434, abs=1e-4)

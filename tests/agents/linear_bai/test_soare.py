@@ -1,5 +1,5 @@
-"""Soare, Lazaric & Munos (2014) agents: facts of the paper and of our implementation (numbered,
-each test says what it checks), conformance, and δ-correctness."""
+"""Soare, Lazaric & Munos (2014) agents: properties from the paper (cited by its own equation,
+lemma, figure and appendix numbers) and of our implementation, conformance, and δ-correctness."""
 
 from __future__ import annotations
 
@@ -50,8 +50,9 @@ def manual_spec(env_id="LinearBAI-Soare-v0", **kw):
     return env.unwrapped, info["problem"]
 
 
-# --------------------------------------------------------------------------- fact 1
-def test_fact1_instance_constants():
+# ------------------------------------------------------------------- the instance of Section 6
+def test_constants_of_the_paper_instance():
+    """d = 5, ω = 0.01, θ* = 2e_1: Δ_min = 2(1 − cos ω) = ‖x_1 − x_6‖², the other gaps 2."""
     x, theta = paper_instance(5)
     mu = x @ theta
     assert int(np.argmax(mu)) == 0
@@ -63,8 +64,9 @@ def test_fact1_instance_constants():
     np.testing.assert_allclose(gaps[:4], 2.0)
 
 
-# --------------------------------------------------------------------------- fact 4
-def test_fact4_kiefer_wolfowitz():
+# --------------------------------------------------- designs and greedy steps (App. B, App. C)
+def test_kiefer_wolfowitz_proposition3():
+    """Prop. 3 (App. B.1): the G-optimal design has max leverage d, and no design has less."""
     rng = np.random.default_rng(0)
     for d in (2, 3, 5):
         x = rng.normal(size=(3 * d, d))
@@ -80,8 +82,8 @@ def test_fact4_kiefer_wolfowitz():
     assert lev.max() == 4.0
 
 
-# --------------------------------------------------------------------------- fact 6
-def test_fact6_sherman_morrison_scores_match_explicit_inverses():
+def test_sherman_morrison_scores_match_explicit_inverses():
+    """The rank-one update of App. C (Eq. 22) gives the greedy scores of explicit inverses."""
     rng = np.random.default_rng(1)
     x = rng.normal(size=(7, 4))
     v = pairwise_differences(x)
@@ -101,9 +103,8 @@ def test_fact6_sherman_morrison_scores_match_explicit_inverses():
     assert greedy_pick(inv, x, v, w) == state.pick()
 
 
-# --------------------------------------------------------------------------- fact 7
 @pytest.mark.parametrize("kind", ["G", "XY", "oracle"])
-def test_fact7_uncertainty_is_non_increasing(kind):
+def test_greedy_uncertainty_is_non_increasing(kind):
     rng = np.random.default_rng(2)
     x = rng.normal(size=(6, 3))
     theta = rng.normal(size=3)
@@ -127,7 +128,7 @@ def test_fact7_uncertainty_is_non_increasing(kind):
         previous, prev_counts = u, counts
 
 
-# --------------------------------------------------------------------------- fact 8
+# ------------------------------------------------------ static allocations (Section 4, Fig. 2)
 @pytest.mark.parametrize(
     "make",
     [
@@ -138,7 +139,7 @@ def test_fact7_uncertainty_is_non_increasing(kind):
         lambda: XYOracle(allocation="greedy"),
     ],
 )
-def test_fact8_static_allocations_do_not_depend_on_rewards(make):
+def test_static_allocations_do_not_depend_on_rewards(make):
     base, spec = manual_spec(d=3, omega=0.2)
     sequences = []
     for seed in (0, 1):
@@ -157,7 +158,7 @@ def test_fact8_static_allocations_do_not_depend_on_rewards(make):
     assert sequences[0] == sequences[1]
 
 
-# --------------------------------------------------------------------------- fact 9
+# ------------------------------------ greedy tie-breaking (the paper leaves it open; our rule)
 def _first_index_greedy(z, v, init, steps):
     counts = np.bincount(init, minlength=z.shape[0]).astype(float)
     for _ in range(steps):
@@ -168,7 +169,9 @@ def _first_index_greedy(z, v, init, steps):
 
 @pytest.mark.parametrize("d", [2, 3, 5, 10])
 @pytest.mark.parametrize("kind", ["G", "XY"])
-def test_fact9_tie_breaking_regression(d, kind):
+def test_greedy_tie_breaking_on_the_paper_instance(d, kind):
+    """Our lexicographic tie rule: e_2..e_d equal, e_1 and x_{d+1} share one slot, never "e_1
+    forever" as with first-index ties."""
     x, _ = paper_instance(d)
     z, _ = reduce_features(x)
     init = initial_arms(x, z)
@@ -184,11 +187,13 @@ def test_fact9_tie_breaking_regression(d, kind):
     # first-index tie-breaking fails: e1 forever
     if d == 5:
         bad = _first_index_greedy(z, v, init, 200)
-        assert bad[0] >= 190  # (spec: 200/200 with exact ties; round-off may break one)
+        assert bad[0] >= 190  # (200/200 with exact ties; round-off may break one)
 
 
-# --------------------------------------------------------------------------- fact 10
-def test_fact10_efficient_rounding_and_adams_tracking():
+# ----------------------------------------------------------------- efficient rounding (App. C)
+def test_efficient_rounding_and_adams_tracking():
+    """App. C's efficient rounding (Pukelsheim): counts sum to n, ≥ 1 on the support, one +1 per
+    step, and equal the sequential Adams rule argmin T_i/w_i."""
     rng = np.random.default_rng(3)
     for _ in range(30):
         k = int(rng.integers(2, 8))
@@ -224,7 +229,8 @@ def test_fact10_efficient_rounding_and_adams_tracking():
             np.testing.assert_array_equal(c, adams_counts(w, start, supp, n))
 
 
-def test_fact10_lemma6_bound_of_the_rounded_g_design():
+def test_lemma6_bound_of_the_rounded_g_design():
+    """Lemma 6 (App. C): ρ^G of the rounded G design ≤ (1 + (d + d² + 2)/(2t))·d for t ≥ d."""
     rng = np.random.default_rng(4)
     for d in (2, 3, 4):
         x = rng.normal(size=(8, d))
@@ -249,8 +255,9 @@ def test_tracking_plan_closed_form_matches_the_sequence():
             counts[plan.next_arm(n, counts)] += 1
 
 
-# --------------------------------------------------------------------------- fact 11
-def test_fact11_empirical_stopping_rule():
+# -------------------------------------------------- stopping and elimination (Eq. 11, Lemma 4)
+def test_empirical_stopping_rule_eq11():
+    """Eq. 11 can only hold for the empirical best arm, and then that arm is returned."""
     rng = np.random.default_rng(6)
     holds_somewhere = 0
     for _ in range(300):
@@ -285,8 +292,8 @@ def test_fact11_empirical_stopping_rule():
     assert empirical_stop(z, u.T @ theta, np.eye(5) * 1e-12, beta) == 0
 
 
-# --------------------------------------------------------------------------- fact 12
-def test_fact12_elimination_rule():
+def test_elimination_rule_of_lemma4():
+    """Lemma 4 (Eq. 16), strict "<" and x' ≠ x: the empirical best is never eliminated."""
     rng = np.random.default_rng(7)
     for _ in range(200):
         k, d = int(rng.integers(2, 7)), int(rng.integers(1, 4))
@@ -304,7 +311,7 @@ def test_fact12_elimination_rule():
     )
 
 
-# --------------------------------------------------------------------------- fact 13
+# ---------------------------------------------- XY-Adaptive phases (Section 5, Fig. 3, Eq. 18)
 def _drive(agent, base, spec, offsets, max_pulls, seed=0):
     """Feed N(mean + offset of the current phase, 1) rewards one pull at a time."""
     agent.reset(spec, np.random.default_rng(seed))
@@ -322,7 +329,8 @@ def _drive(agent, base, spec, offsets, max_pulls, seed=0):
     return record
 
 
-def test_fact13_phase_rule_and_phase_local_estimates():
+def test_xy_adaptive_phase_rule_and_phase_local_estimates():
+    """Eq. 18: a phase ends at the first t with U_j(t) ≤ α·U_{j−1}; θ̂_j uses that phase only."""
     base, spec = manual_spec(d=3, omega=0.2)
     agent = XYAdaptive(alpha=0.3)
     offsets = [0.0, 0.7, -0.4, 1.1, 0.3, -0.9, 0.5, 0.2, -0.2, 0.8]
@@ -361,7 +369,9 @@ def test_fact13_phase_rule_and_phase_local_estimates():
         u_prev = ph["U"]
 
 
-def test_fact13_min_phase_len_and_reset_option():
+def test_xy_adaptive_min_phase_len_and_reset_option():
+    """n_j ≥ d(d + 1) + 1 (what the proof of Lemma 8 assumes, App. D), and the literal "reset"
+    elimination of Fig. 3 (X̂_{j+1} = 𝒳)."""
     base, spec = manual_spec(d=3, omega=0.2)
     agent = XYAdaptive(alpha=0.3, min_phase_len="lemma8")
     _drive(agent, base, spec, [0.0], 100_000)
@@ -397,8 +407,9 @@ def test_xy_adaptive_batch_and_single_paths_have_the_same_distribution():
     assert stats.ks_2samp(single, batch).pvalue > 1e-3
 
 
-# --------------------------------------------------------------------------- fact 14
-def test_fact14_oracle_stop_is_deterministic_and_exact():
+# -------------------------------------------------------------------- XY-Oracle (Eq. 4, Eq. 5)
+def test_oracle_stop_eq4_is_deterministic_and_exact():
+    """The oracle stopping condition Eq. 4 does not depend on rewards: the same τ on every seed."""
     env = gym.make("LinearBAI-Soare-v0")
     records = [run_episode(env, XYOracle(stop="oracle"), s) for s in range(5)]
     assert len({r.samples for r in records}) == 1
@@ -415,7 +426,7 @@ def test_fact14_oracle_stop_is_deterministic_and_exact():
 
 
 def test_oracle_tracks_the_oracle_design_on_the_paper_instance():
-    """Spec 001 §4.3 / §6 item 16 (oracle part): T(e1)/T(e2) = tan(ω/2), ≥ 95% on e2."""
+    """App. E (Fig. 5, d = 5): the oracle pulls e2 (≥ 95%), T(e1)/T(e2) ≈ tan(ω/2) (207/41440)."""
     env = gym.make("LinearBAI-Soare-v0", d=5, omega=0.01)
     r = run_episode(env, XYOracle(stop="oracle"), 0)
     pulls = np.array(r.pulls)
@@ -442,7 +453,7 @@ XY_ADAPTIVE_TRACE = [96, 0, 10, 110, 1117, 11188, 111898]
 
 
 @pytest.mark.parametrize(("seed", "n_phases", "samples"), [(1, 5, 1358), (2, 6, 12551)])
-def test_xy_adaptive_phase_lengths_match_the_spec_trace(seed, n_phases, samples):
+def test_xy_adaptive_phase_lengths_match_an_independent_trace(seed, n_phases, samples):
     """Greedy phase lengths 96, 0, 10, 110, 1117, … of an independent implementation."""
     env = gym.make("LinearBAI-Soare-v0", d=5, omega=0.01)
     agent = XYAdaptive(threshold="constant(2)")
@@ -452,7 +463,8 @@ def test_xy_adaptive_phase_lengths_match_the_spec_trace(seed, n_phases, samples)
 
 
 @pytest.mark.slow
-def test_xy_adaptive_seven_phase_budget_matches_the_spec_trace():
+def test_xy_adaptive_seven_phase_budget_matches_the_independent_trace():
+    """The seven phases of the independent implementation (β ≡ 2, monotone elimination)."""
     env = gym.make("LinearBAI-Soare-v0", d=5, omega=0.01)
     agent = XYAdaptive(threshold="constant(2)")
     r = run_episode(env, agent, 3)
@@ -634,7 +646,7 @@ def test_select_greedy_tie_rule_on_a_toy_matrix():
     assert select_greedy(scores) == 1
 
 
-# --------------------------------------------------------------------------- fact 15
+# ----------------------------------------------------------------- δ-correctness (statistical)
 ERROR_AGENTS = [
     GAllocation,
     XYAllocation,
@@ -663,7 +675,8 @@ def _error_rate(make, seeds, delta=0.1):
 
 
 @pytest.mark.parametrize("make", FAST_ERROR_AGENTS)
-def test_fact15_delta_correct_100_seeds(make):
+def test_delta_correct_100_seeds(make):
+    """Error rate ≤ δ = 0.1 on the well-separated instance ω = 0.3, d = 2 (binomial 99% slack)."""
     errors, _ = _error_rate(make, range(100))
     assert errors <= stats.binom.ppf(0.99, 100, 0.1)
 
@@ -673,20 +686,22 @@ def test_fact15_delta_correct_100_seeds(make):
     "make",
     ERROR_AGENTS + [lambda: XYOracle(stop="oracle"), lambda: GAllocation(threshold="paper_fixed")],
 )
-def test_fact15_delta_correct_500_seeds(make):
+def test_delta_correct_500_seeds(make):
     errors, _ = _error_rate(make, range(500))
     assert errors <= stats.binom.ppf(0.99, 500, 0.1)
 
 
-def test_fact15_the_test_has_power_against_a_constant_threshold():
+def test_the_delta_correctness_test_has_power_against_a_constant_threshold():
     """The heuristic constant threshold is not δ-correct: the same harness catches it."""
     errors, _ = _error_rate(lambda: XYAllocation(threshold="constant(0.3)"), range(100))
     assert errors > stats.binom.ppf(0.999, 100, 0.1)
 
 
-# --------------------------------------------------------------------------- fact 16
+# -------------------------------------------------- reproduction of Fig. 4 and App. E (Fig. 5)
 @pytest.mark.slow
-def test_fact16_qualitative_reproduction_d5():
+def test_qualitative_reproduction_d5():
+    """App. E, d = 5: oracle and XY-Adaptive put ≥ 95% on e2 with T(e1)/T(e2) ≈ tan(ω/2); G and
+    XY spread uniformly; budgets G, XY > XY-Adaptive > oracle (Fig. 4)."""
     env = gym.make("LinearBAI-Soare-v0", d=5, omega=0.01)
     seeds = range(3)
 

@@ -1,5 +1,6 @@
-"""GEGE (Kone, Kaufmann & Richert 2025): facts of the paper (numbered), noiseless runs,
-check_agent, δ-correctness of the theory preset, batch ≡ one-pull path."""
+"""GEGE (Kone, Kaufmann & Richert 2025): Algorithms 1-3 and their guarantees (cited by the
+paper's numbering), noiseless runs, check_agent, δ-correctness of the theory preset, batch ≡
+one-pull path."""
 
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ def _truth(env):
 
 
 class Recording(GEGE):
-    """GEGE that logs every (arm, outcome) it observes (a test double for fact 23)."""
+    """GEGE that logs every (arm, outcome) it observes (to check which samples each round uses)."""
 
     def _on_reset(self, spec):
         super()._on_reset(spec)
@@ -89,7 +90,8 @@ def test_check_agent_passes():
 
 @pytest.mark.parametrize("kappa", [1 / 3, 0.1])
 def test_rounding_guarantee(kappa):
-    """Fact 5: integer counts, sum N, support in S, max ‖x‖²_{V_N⁺} ≤ (1+6κ) h_S/N."""
+    """Rounding (App. H, Theorem 4): integer counts, sum N, support in S, and for N ≥ 5h_S/κ²
+    max ‖x‖²_{V_N⁺} ≤ (1+6κ) h_S/N."""
     rng = np.random.default_rng(0)
     x = rng.normal(size=(40, 5))
     x[:, 4] = x[:, 0] + x[:, 1]  # rank 4: the projection path
@@ -104,7 +106,7 @@ def test_rounding_guarantee(kappa):
 
 
 def test_fresh_estimator_each_round():
-    """Facts 7 and 23: each round's means are OLS on that round's samples only."""
+    """Algorithm 1 (OptEstimator): each round's means are OLS on that round's samples only."""
     env = gym.make("LinearPSI-Synthetic-v0", K=40)
     agent = Recording(constants="practical")
     run_episode(env, agent, 3, batch=False)
@@ -126,7 +128,8 @@ def test_fresh_estimator_each_round():
 
 
 def test_noiseless_estimates_are_exact_on_a_rank_deficient_span():
-    """Fact 7: with η = 0, Θ̂ᵀx_i = Θᵀx_i on the active arms even when they span < h dims."""
+    """Eq. (3) (Sec. 2.2): with η = 0, Θ̂ᵀx_i = Θᵀx_i on the active arms even when they span
+    < h dims."""
     x = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 1.0, 0.0], [0.5, 0.2, 0.0]])
     theta = np.array([[1.0, 0.2], [0.1, 1.0], [5.0, 5.0]])
     env = gym.make("LinearPSI-Custom-v0", features=x, theta=theta, sigma=0.0)
@@ -141,7 +144,8 @@ def test_noiseless_estimates_are_exact_on_a_rank_deficient_span():
 
 
 def test_fixed_budget_schedule():
-    """Fact 17: ⌈log₂h⌉ rounds, |A_{r+1}| = ⌈h/2^r⌉, exactly T pulls, B ⊔ D ⊔ A = [K]."""
+    """Algorithm 2: ⌈log₂h⌉ rounds, |A_{r+1}| = ⌈h/2^r⌉, B ⊔ D ⊔ A = [K]; exactly T pulls (our
+    choice: the leftover of T/R goes to the last round)."""
     k, budget = 60, 1001  # h = 8: R = 3 rounds of 333, 333, 335 pulls
     env = gym.make("LinearPSI-Synthetic-v0", K=k, budget=budget)
     agent = GEGE()
@@ -157,7 +161,8 @@ def test_fixed_budget_schedule():
 
 
 def test_fixed_budget_tie_break_keeps_optimal_arms():
-    """Fact 18: at a tie at the cut, the empirically optimal arm is kept."""
+    """Algorithm 2's tie-break, which its proof needs (App. C.2): at a tie at the cut, the
+    empirically optimal arm is kept."""
     gaps = np.array([0.1, 0.3, 0.3, 0.5])
     pareto = np.array([False, False, True, False])
     assert halving_keep(gaps, pareto, 2).tolist() == [0, 2]
@@ -208,7 +213,8 @@ def _predicted_fc_rounds(means: np.ndarray) -> tuple[int, frozenset]:
 )
 @pytest.mark.parametrize("constants", ["theory", "practical"])
 def test_fixed_confidence_noiseless(make, constants):
-    """Fact 19: S* exactly, in the predicted number of rounds, ≤ ⌈log₂(1/Δ_min)⌉."""
+    """Algorithm 3 without noise: S* exactly, in the predicted number of rounds,
+    ≤ ⌈log₂(1/Δ_min)⌉ (Theorem 3)."""
     env = make()
     info = _truth(env)
     means = env.unwrapped.model.means
@@ -221,7 +227,7 @@ def test_fixed_confidence_noiseless(make, constants):
 
 
 def test_fixed_confidence_classification_rules():
-    """Fact 21: accepted ∈ S_r with Δ̂ ≥ ε_r; rejected ∉ S_r with Δ̂ ≥ ε_r/2; others stay."""
+    """Algorithm 3: accepted ∈ S_r with Δ̂ ≥ ε_r; rejected ∉ S_r with Δ̂ ≥ ε_r/2; others stay."""
     env = gym.make("LinearPSI-Synthetic-v0", K=40)
     for seed in range(5):
         agent = GEGE(constants="practical")
@@ -240,7 +246,9 @@ def test_fixed_confidence_classification_rules():
 
 
 def test_theory_round_length():
-    """Spec 000 §6.4 'theory': t_r = max(⌈32(1+3ε)σ²h log(2d|A|/δ_r)/ε²⌉, ⌈20h/ε²⌉)."""
+    """Our 'theory' round length t_r = max(⌈32(1+3ε)σ²h log(2d|A|/δ_r)/ε²⌉, ⌈20h/ε²⌉): the log
+    term App. E.4 needs (Algorithm 3 prints log(|A|d/(2δ_r))) and κ = ε_r/2; 'practical' is
+    the authors' code."""
     env = _easy(delta=0.05)
     agent = GEGE()
     run_episode(env, agent, 0)
@@ -300,24 +308,24 @@ def test_practical_mean_samples_on_noc():
 
 
 def test_delta_correct_theory_preset():
-    """Fact 20: error ≤ δ over 200 seeds (theory constants; expected ≪ δ)."""
+    """Algorithm 3 with the theory constants: error ≤ δ over 200 seeds (expected ≪ δ)."""
     env = _easy(delta=0.1)
     errors = sum(not run_episode(env, GEGE(), seed).correct for seed in range(200))
     assert errors <= 5  # δ · 200 = 20; Thm 3's bound is very loose
 
 
 def test_delta_correct_theory_preset_many_seeds():
-    """Fact 20 on the synthetic instance (h = 8, 5 Pareto arms): 1000 seeds, under a second."""
+    """The same on the synthetic instance (h = 8, 5 Pareto arms): 1000 seeds, under a second."""
     env = gym.make("LinearPSI-Synthetic-v0", K=30, delta=0.1)
     errors = sum(not run_episode(env, GEGE(), seed).correct for seed in range(1000))
     assert errors <= 30
 
 
-# ----------------------------------------------------------------- ε-PSI (§3.7)
+# ----------------------------------------------------------------- ε-PSI (Sec. 3.3, App. E.5)
 
 
 def test_eps_psi_variant():
-    """Fact 22: output ⊇ S*, every returned arm ε-valid, stop once ε_r ≤ ε/4."""
+    """ε-PSI (App. E.5): output ⊇ S*, every returned arm ε-valid, stop once ε_r ≤ ε/4."""
     x = np.eye(4)
     theta = np.array([[1.0, 0.0], [0.0, 1.0], [0.6, 0.6], [0.59, 0.58]])  # arm 3: gap 0.01
     eps = 0.2

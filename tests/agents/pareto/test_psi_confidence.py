@@ -155,7 +155,7 @@ def _errors(agent, n, sigma=0.5):
 
 @pytest.mark.parametrize("agent", [APE(), Racing()], ids=repr)
 def test_delta_correct_on_an_easy_instance(agent):
-    """Fact 27: error ≤ δ = 0.1 over 200 seeds (the union widths are provably δ-correct)."""
+    """Error ≤ δ = 0.1 over 200 seeds (the union widths are provably δ-correct)."""
     errors = _errors(agent, 200, sigma=0.15)
     assert errors <= 0.1 * 200 * 0.5  # far below δ: the union bound is conservative
 
@@ -430,7 +430,8 @@ def test_ape_pinned_episodes(pull, threshold, seed, pulls):
     ],
 )
 def test_ape_noc_pinned(threshold, samples):
-    """Spec 000 §5.3 (NoC, δ = 0.1, σ = 0.5), seed 0: the pre-optimisation sample counts."""
+    """NoC with the authors' notebook settings (δ = 0.1, σ = 0.5), seed 0: the sample counts
+    recorded before the optimisations."""
     skip_without_data("LinearPSI-NoC-v0")
     env = gym.make("LinearPSI-NoC-v0", delta=0.1, sigma=0.5)
     rec = run_episode(env, APE(threshold=threshold), 0)

@@ -1,6 +1,7 @@
-"""EGE-SH, EGE-SR and uniform PSI baselines (as in the GEGE authors' code): facts, noiseless
-runs, check_agent, fixed-budget error vs T, δ-correctness of the FC uniform, batch ≡ one-pull,
-and APE's stopping rule (bandit_envs.theory.pareto.ape_confidence / ape_stop)."""
+"""EGE-SH, EGE-SR and uniform PSI baselines (as in the GEGE authors' code): budget rules and
+schedules, noiseless runs, check_agent, fixed-budget error vs T, δ-correctness of the FC uniform,
+batch ≡ one-pull, and APE's stopping rule (bandit_envs.theory.pareto.ape_confidence /
+ape_stop)."""
 
 from __future__ import annotations
 
@@ -82,7 +83,8 @@ def test_capabilities():
         assert run_episode(env, agent, 0).correct
 
 
-def test_fact_25_ege_sh_refuses_budgets_below_k_log_k():
+def test_ege_sh_refuses_budgets_below_k_log_k():
+    """EGE-SH needs T ≥ K⌈log₂K⌉ (Kone, Kaufmann & Richert 2025, Sec. 5.2)."""
     env = gym.make("LinearPSI-Synthetic-v0", K=20, budget=99)  # 20·⌈log2 20⌉ = 100
     with pytest.raises(InvalidParameterError, match=r"K⌈log2 K⌉ = 20·5 = 100"):
         run_episode(env, EGESH(), 0)
@@ -90,7 +92,7 @@ def test_fact_25_ege_sh_refuses_budgets_below_k_log_k():
     assert rec.samples == 20 + 20 + 20 + 18 + 20  # ⌊100/(|A| 5)⌋ |A|, |A| = 20, 10, 5, 3, 2
 
 
-def test_fact_25_ege_sh_refuses_on_noc():
+def test_ege_sh_refuses_on_noc_below_2331():
     skip_without_data("LinearPSI-NoC-v0")
     with pytest.raises(InvalidParameterError, match=r"= 2331 \(K = 259\)"):
         run_episode(gym.make("LinearPSI-NoC-v0", budget=2330), EGESH(), 0)
@@ -104,12 +106,12 @@ def test_small_budgets_of_sr_and_uniform_are_refused():
     assert run_episode(_easy(budget=7, sigma=0.0), EGESR(), 0).samples <= 7
 
 
-# ----------------------------------------------------------------- EGE-SR schedule (fact 25)
+# -------------------------------------------------------- EGE-SR schedule (successive rejects)
 
 
 @pytest.mark.parametrize("k", [2, 3, 7, 50, 259])
 @pytest.mark.parametrize("extra", [1, 2, 17, 1000, 12345])
-def test_fact_25_sr_schedule_fits_the_budget(k, extra):
+def test_sr_schedule_fits_the_budget(k, extra):
     t = k + extra
     n = successive_rejects_schedule(k, t)
     assert n.shape == (k - 1,) and n.dtype == np.int64
@@ -164,7 +166,7 @@ def test_sr_is_graded_by_equality():
     assert any(set(r.answer) < star for r in recs)
 
 
-# ----------------------------------------------------------------- EGE-SH rounds, fact 26
+# ------------------------------------ EGE-SH rounds, and GEGE-FB coinciding with it (Sec. 3.2)
 
 
 def test_sh_rounds_halve_the_active_set():
@@ -184,8 +186,9 @@ def test_sh_rounds_halve_the_active_set():
 
 @pytest.mark.parametrize("k, budget", [(8, 240), (8, 1000), (16, 320), (16, 999)])
 @pytest.mark.parametrize("instance", range(4))
-def test_fact_26_gege_fb_removes_the_arms_ege_sh_removes(k, budget, instance):
-    """Canonical features, K = h a power of 2, noiseless: the same arms leave in the same rounds."""
+def test_gege_fb_removes_the_arms_ege_sh_removes(k, budget, instance):
+    """Canonical features, K = h a power of 2, noiseless: the same arms leave in the same rounds
+    (Kone, Kaufmann & Richert 2025, Sec. 3.2)."""
     if instance == 0 and k == 8:
         means = _front8()
     else:

@@ -1,4 +1,4 @@
-"""The environment contract of DESIGN §2.4: spaces, seeding, termination, rewards, errors."""
+"""The environment contract of docs/concepts.md: spaces, seeding, termination, rewards, errors."""
 
 import re
 import warnings
@@ -32,7 +32,7 @@ def make(env_id="LinearBAI-Soare-v0", **kw):
     return gym.make(env_id, **kw)
 
 
-# DESIGN §2.1 fixes the observation space to Box(-inf, inf): outcomes are unbounded Gaussians.
+# The observation space is Box(-inf, inf) (docs/concepts.md): outcomes are unbounded Gaussians.
 # Gymnasium's checker advises against infinite bounds; these two notes are the only ones allowed.
 ALLOWED_WARNINGS = (
     "A Box observation space minimum value is -infinity",
@@ -66,7 +66,7 @@ def test_spaces_and_reset_info(soare):
     assert spec.task == "best_arm" and spec.setting == "fixed_confidence"
     assert spec.delta == 0.05 and spec.budget is None and spec.max_samples == DEFAULT_MAX_SAMPLES
     assert spec.features.shape == (3, 2) and spec.noise_std == 1.0
-    # no truth in the spec
+    # no truth in the ProblemSpec
     assert not any(name in ("theta", "means") for name in vars(spec))
 
 

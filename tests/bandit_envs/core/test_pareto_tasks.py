@@ -1,4 +1,5 @@
-"""The ParetoSet task (spec 000 §1.2-1.4, DESIGN §2.1) and LinearGaussian's noise covariance."""
+"""The ParetoSet task (dominance, Pareto set, PSI gaps and complexities of Kone, Kaufmann &
+Richert 2025, Sec. 2; exact or ε-Pareto grading) and LinearGaussian's noise covariance."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ HAND = np.array([[1.0, 0.0], [0.0, 1.0], [0.4, 0.4], [0.6, 0.6]])
 
 
 def hand_model(sigma: float = 0.5) -> LinearGaussian:
-    """Unstructured: identity features, Θ = μ (spec 000 §1.1)."""
+    """Unstructured: identity features, Θ = μ (h = K in the model of Kone et al., Sec. 2)."""
     return LinearGaussian(np.eye(4), HAND, sigma)
 
 
@@ -127,7 +128,7 @@ def test_complexity_rank_deficient_and_unstructured() -> None:
     features = np.c_[base, base[:, 0] + base[:, 1]]  # rank 2 < h = 3
     out = ParetoSet().complexity(LinearGaussian(features, rng.normal(size=(3, 2)), 1.0))
     assert out["rank"] == 2
-    # fact 14 through the task: identity features (h = K) make the linear complexities equal
+    # through the task: identity features (h = K) make the linear complexities (eq. 2) equal
     out = ParetoSet().complexity(hand_model())
     assert out["rank"] == 4
     assert out["H1_lin"] == out["H1"] == pytest.approx(62.5)

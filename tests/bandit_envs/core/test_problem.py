@@ -26,7 +26,7 @@ def test_spec_is_frozen_and_arrays_read_only():
         spec.delta = 0.2
     with pytest.raises(ValueError, match="read-only"):
         spec.features[0, 0] = 5.0
-    features[0, 0] = 7.0  # the spec holds a copy
+    features[0, 0] = 7.0  # the ProblemSpec holds a copy
     assert spec.features[0, 0] == 1.0
     with pytest.raises(TypeError):
         spec.extras["x"] = 1

@@ -1,4 +1,4 @@
-"""The all-ε-good ids of spec 002: Adaptive, Static, FreeWilson (synthetic) and Custom."""
+"""The all-ε-good ids (Li, Ma, Hua & Zhu 2025): Adaptive, Static, FreeWilson (synthetic), Custom."""
 
 import re
 import warnings
@@ -24,7 +24,7 @@ IDS = [
     "LinearEpsGood-FreeWilson-v0",
     "LinearEpsGood-Custom-v0",
 ]
-# DESIGN §2.1 fixes the observation space to Box(-inf, inf): only these two notes are allowed.
+# The observation space is Box(-inf, inf) (docs/concepts.md): only these two notes are allowed.
 ALLOWED_WARNINGS = (
     "A Box observation space minimum value is -infinity",
     "A Box observation space maximum value is infinity",
@@ -97,7 +97,7 @@ def test_seeding_and_the_batch_path(env_id):
 
 
 def test_batch_sums_have_the_right_mean_and_variance():
-    """Spec 002 §6 fact 18: n pulls summed have mean n·μ and variance n·σ²."""
+    """The batch path: n pulls summed have mean n·μ and variance n·σ²."""
     env = gym.make("LinearEpsGood-Static-v0", m_tilde=4, sigma=2.0).unwrapped
     env.reset(seed=1)
     n = 50
@@ -136,12 +136,13 @@ def test_max_samples_truncates():
     assert out[-1][3] and out[-1][4]["stop_reason"] == "max_samples" and not out[-1][4]["correct"]
 
 
-# ---------------------------------------------------------------------- Adaptive (§4.2)
+# ----------------------------------------------------------- Adaptive (Sec. 7.1, App. EC.12.1)
 
 
 @pytest.mark.parametrize("m_tilde", [1, 2, 3, 4, 5])
 def test_adaptive_construction_facts(m_tilde):
-    """Spec 002 §6 fact 10: unit arms, G = {e_1..e_m}, alpha = eps/m, beta = eps/(6 - m)."""
+    """EC.12.1 with our fix of its on-threshold arm (disturbing arms at X̃ − iε/n): unit arms,
+    G = {e_1..e_m}, alpha = eps/m, beta = eps/(6 - m)."""
     env = gym.make(
         "LinearEpsGood-Adaptive-v0", d=8, epsilon=0.2, m_tilde=m_tilde, x_tilde=1.3
     ).unwrapped
@@ -204,7 +205,7 @@ def test_instance_seed_draws_m_tilde_and_x_tilde_reproducibly():
     assert exact.instance_info["m_tilde"] == 4 and exact.instance_info["x_tilde"] == 1.0
 
 
-# ------------------------------------------------------------------------ Static (§4.3)
+# ------------------------------------------------------------- Static (Sec. 7.1, App. EC.12.2)
 
 
 def test_static_construction_and_values():
@@ -227,13 +228,13 @@ def test_static_construction_and_values():
     assert drawn <= set(range(1, 12)) and len(drawn) >= 4
 
 
-# ------------------------------------------------------------------ Free-Wilson (§4.8)
+# ---------------------------------------------------------------------- Free-Wilson (Sec. 7.2)
 
 
 def test_free_wilson_structure_rank_and_twenty_good_arms():
     x = free_wilson_features()
     assert x.shape == (960, 21) and 960 == 4 * 5 * 4 * 3 * 4
-    assert span_basis(x).shape[1] == 16  # spec 002 §6 fact 4
+    assert span_basis(x).shape[1] == 16  # each site's one-hot block sums to the intercept
     np.testing.assert_array_equal(x.sum(axis=1), 6.0)  # intercept + one substituent per site
     assert len({tuple(row) for row in x}) == 960
     env = gym.make("LinearEpsGood-FreeWilson-v0").unwrapped
@@ -286,7 +287,7 @@ def test_custom_linear_unstructured_misspecified_and_multiplicative():
     ).unwrapped
     assert mult.problem.extras["multiplicative"] is True
     assert mult.complexity()["good_set"] == (0, 1)
-    toy = gym.make("LinearEpsGood-Custom-v0").unwrapped  # spec 002 §6: T* = 32
+    toy = gym.make("LinearEpsGood-Custom-v0").unwrapped  # e_1, e_2, θ = (1, 0), ε = 0.5
     assert toy.complexity()["T_star"] == pytest.approx(32.0, abs=1e-3)
 
 

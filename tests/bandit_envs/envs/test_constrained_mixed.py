@@ -1,4 +1,5 @@
-"""The constrained best mixed arm ids of spec 004: Table1, Hard, Random and Custom."""
+"""The constrained best mixed arm ids (Tang, Jain, Nayyar & Nuzzo 2024): Table1, Hard, Random and
+Custom."""
 
 import re
 import warnings
@@ -35,7 +36,7 @@ IDS = [
     "ConstrainedMixed-Random-v0",
     "ConstrainedMixed-Custom-v0",
 ]
-# DESIGN §2.1 fixes the observation space to Box(-inf, inf): only these two notes are allowed.
+# The observation space is Box(-inf, inf) (docs/concepts.md): only these two notes are allowed.
 ALLOWED_WARNINGS = (
     "A Box observation space minimum value is -infinity",
     "A Box observation space maximum value is infinity",
@@ -109,7 +110,7 @@ def test_agents_of_other_tasks_refuse_the_new_task_cleanly():
                     run_episode(env, agent, 0)
 
 
-# ---------------------------------------------------------------------- Table 1 (§4.2)
+# ---------------------------------------------------------------------------- Table 1 (App. C)
 
 
 @pytest.mark.parametrize("name", sorted(TABLE1))
@@ -146,7 +147,7 @@ def test_table1_is_consistent_with_the_appendix_c_recipe(name):
 
 
 def test_table1_weights_through_the_task():
-    """Spec 004 §6 fact 8: D2P weights (2/3, 1/3), s2 = 1/30; D3I (5/12, 1/4, 1/3)."""
+    """Table 1's LPs, solved by us: D2P weights (2/3, 1/3), s2 = 1/30; D3I (5/12, 1/4, 1/3)."""
     env = gym.make("ConstrainedMixed-Table1-v0", instance="D2P").unwrapped
     x = env.task.mixing_weights(env._true_answer, env.model.means)
     np.testing.assert_allclose(x[[10, 20, 25]], [2 / 3, 1 / 3, 1 / 30], atol=1e-12)
@@ -171,7 +172,8 @@ def test_unknown_table1_instance_lists_the_valid_ones():
 
 
 def test_hard_instance_and_its_hardness():
-    """Spec 004 §4.5b (H2r): I* = {0, 1}, p = (1/6, 5/6), Delta0^2 = 0.16, Delta_(3)^2 = 0.00497."""
+    """Our reconstruction H2r of App. A's template: I* = {0, 1}, p = (1/6, 5/6), Delta0^2 = 0.16,
+    Delta_(3)^2 = 0.00497 (our prototype's value)."""
     env = gym.make("ConstrainedMixed-Hard-v0").unwrapped
     assert env._true_answer == frozenset({0, 1})
     c = env.complexity()
@@ -198,7 +200,9 @@ def test_hard_instance_and_its_hardness():
         ("H2r", (0, 1), (1 / 6, 5 / 6), 0.16),
     ],
 )
-def test_l1_reconstructions_of_spec_4_5b(instance, basis, weights, delta0_sq):
+def test_l1_reconstructions_of_the_section_5_instances(instance, basis, weights, delta0_sq):
+    """Our reconstructions of Section 5's L = 1 instances (Figs. 2 and 3 are images): bases,
+    weights and Delta0^2 (eq. 11) as we computed them."""
     env = gym.make("ConstrainedMixed-L1-v0", instance=instance).unwrapped
     assert env.problem.n_arms == 16 and env.instance_info["reconstruction"] == instance
     c = env.complexity()
@@ -219,7 +223,7 @@ def test_l1_unknown_instance_lists_the_names():
         gym.make("ConstrainedMixed-L1-v0", instance="A4r")
 
 
-# ---------------------------------------------------------------------- Random (§4.2)
+# ---------------------------------------------------------------------- Random (App. C recipe)
 
 
 @pytest.mark.parametrize(
@@ -305,7 +309,7 @@ def test_known_arms_are_public():
 
 
 def test_infeasible_instance_has_the_empty_answer():
-    """Spec 004 §6 fact 9: all costs 2.0 > cbar = 1 -> I* is empty; a stop with it is right."""
+    """All costs 2.0 > cbar = 1: I* is empty (as in Sec. 4.3); a stop with it is right."""
     env = gym.make(
         "ConstrainedMixed-Custom-v0", rewards=[0.5, 0.7, 0.9], costs=[2.0, 2.0, 2.0], budget=10
     ).unwrapped
@@ -491,7 +495,7 @@ def test_steps_return_reward_then_costs_and_the_batch_path_is_exact_when_noisele
 
 
 def test_batch_sums_are_exact_gaussian_sums():
-    """Spec 004 §6 fact 14: n pulls summed have mean n mu and variance n sigma^2 per component,
+    """The batch path: n pulls summed have mean n mu and variance n sigma^2 per component,
     independent components; the single-pull path has the same law."""
     env = gym.make(
         "ConstrainedMixed-Hard-v0", K=3, sigma_r=1.0, sigma_c=0.5, budget=10**8

@@ -1,4 +1,5 @@
-"""The linear best-arm instances of spec 001 and spec 003."""
+"""The linear best-arm instances of Soare, Lazaric & Munos (2014) and of Zaki, Mohan & Gopalan
+(2020)."""
 
 import re
 
@@ -11,7 +12,8 @@ from bandit_envs import InvalidParameterError, run_episode
 
 
 def test_basis_matches_the_closed_form_complexity():
-    """Spec 003 §5.2: D = gap^2/(1+sqrt(d-1))^2 at w* = (1/3, 1/6, 1/6, 1/6, 1/6) for d = 5."""
+    """Zaki et al., Section 6, Setting 1 (d = 5): D = gap^2/(1 + sqrt(d - 1))^2 at
+    w* = (1/3, 1/6, 1/6, 1/6, 1/6), our closed form."""
     for gap in (0.1, 0.3):
         env = gym.make("LinearBAI-Basis-v0", gap=gap).unwrapped
         c = env.complexity()
@@ -32,7 +34,8 @@ def test_sphere_instance_construction_and_instance_seed():
     best = int(np.argmax(mu))
     assert best in (u, v)
     other = v if best == u else u
-    # the closest competitor trails by (1 - u'v)(1 - 2 gamma) (spec 003 §5.3)
+    # Zaki et al., Section 6, Setting 2: theta = u + gamma (v - u) for the two closest arms u, v,
+    # so the closest competitor trails by (1 - u'v)(1 - 2 gamma)
     assert mu[best] - mu[other] == pytest.approx((1 - inner[u, v]) * (1 - 2 * 0.01), rel=1e-9)
     same = gym.make("LinearBAI-Sphere-v0").unwrapped
     np.testing.assert_array_equal(same.problem.features, x)  # instance from instance_seed only

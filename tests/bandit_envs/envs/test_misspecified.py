@@ -67,7 +67,7 @@ def _random_round(seed, k=9, h=3):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_orthogonal_estimator_is_ols_at_zero_misspecification(seed):
-    # spec 002 §6 fact 14
+    # without misspecification the estimator of eq. (30) is OLS (Sec. 5)
     x, counts, sums = _random_round(seed)
     fit = orthogonal_estimate(x, counts, sums, 0.0)
     ols = projected_least_squares(x, counts, sums)
@@ -79,7 +79,8 @@ def test_orthogonal_estimator_is_ols_at_zero_misspecification(seed):
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("bound", [0.05, 0.3, 1.0])
 def test_dead_zone_reduction_solves_the_box_constrained_problem(seed, bound):
-    # spec 002 §6 fact 15: the QP over (theta, delta) has the dead-zone minimum
+    # eq. (30) as a QP over (theta, delta) has the minimum of our dead-zone reduction,
+    # sum_i N_i (|tilde mu_i - a_i^T theta| - L_m)_+^2
     x, counts, sums = _random_round(seed)
     fit = orthogonal_estimate(x, counts, sums, bound)
     assert fit.converged
@@ -107,7 +108,7 @@ def test_dead_zone_reduction_solves_the_box_constrained_problem(seed, bound):
     # the returned (theta, delta) is feasible for the QP and attains the objective
     assert np.all(np.abs(fit.deviation) <= bound + 1e-15)
     assert qp(np.r_[fit.theta, fit.deviation[pulled]]) == pytest.approx(fit.objective, abs=1e-9)
-    # unpulled arms get deviation 0 (spec 002 §5 item 19)
+    # unpulled arms get deviation 0 (our choice: the paper leaves them open)
     np.testing.assert_array_equal(fit.deviation[~pulled], 0.0)
     np.testing.assert_allclose(fit.means, x @ fit.theta + fit.deviation)
 

@@ -1,4 +1,5 @@
-"""The Pareto set identification ids of spec 000: NoC, Energy, Synthetic and Custom."""
+"""The Pareto set identification ids (Kone, Kaufmann & Richert 2025): NoC, Energy, Synthetic and
+Custom."""
 
 import os
 import re
@@ -28,8 +29,8 @@ PSI_IDS = [
     "LinearPSI-Synthetic-v0",
     "LinearPSI-Custom-v0",
 ]
-HAND = [[1.0, 0.0], [0.0, 1.0], [0.4, 0.4], [0.6, 0.6]]  # spec 000 §7 fact 10: S* = {0, 1, 3}
-# DESIGN §2.1 fixes the observation space to Box(-inf, inf): only these two notes are allowed.
+HAND = [[1.0, 0.0], [0.0, 1.0], [0.4, 0.4], [0.6, 0.6]]  # S* = {0, 1, 3}: arm 3 dominates arm 2
+# The observation space is Box(-inf, inf) (docs/concepts.md): only these two notes are allowed.
 ALLOWED_WARNINGS = (
     "A Box observation space minimum value is -infinity",
     "A Box observation space maximum value is infinity",
@@ -59,11 +60,12 @@ def make(env_id, **kw):
     return gym.make(env_id, **kw)
 
 
-# ----------------------------------------------------------------------------- NoC (spec §5.3)
+# --------------------------------------------------------------- NoC (Sec. 5.1, Figs. 3 and 4)
 
 
 def test_noc_reference_values_through_the_env():
-    """Spec 000 §1.5 (fact 16) through env.unwrapped.complexity(), and the notebook construction."""
+    """Our NoC reference values (the paper prints none) through env.unwrapped.complexity(), and
+    the construction of the authors' public notebook."""
     path = data_file("noc_CM_log.csv")
     env = gym.make("LinearPSI-NoC-v0").unwrapped
     spec = env.problem
@@ -93,7 +95,7 @@ def test_noc_reference_values_through_the_env():
     assert env._true_answer == frozenset({0, 140, 164, 180})
 
 
-# -------------------------------------------------------------------------- Energy (spec §5.4)
+# --------------------------------------------------------------------------- Energy (App. I.2)
 
 
 def test_energy_linear_and_raw_instances():
@@ -146,7 +148,7 @@ def test_energy_raw_truth_and_sampling_match_the_data():
     assert info["truth"]["theta_ls"].shape == (8, 2)
 
 
-# ---------------------------------------------------------------------- Synthetic (spec §5.2)
+# ------------------------------------------ Synthetic (Sec. 5.1, Figs. 1 and 2; our generator)
 
 
 def test_synthetic_linear_complexities_are_constant_in_k():

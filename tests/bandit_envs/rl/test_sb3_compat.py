@@ -1,4 +1,4 @@
-"""Stable-Baselines3 compatibility of every registered id, bare and wrapped (DESIGN §1.5, §7).
+"""Stable-Baselines3 compatibility of every registered id, bare and wrapped (docs/rl.md).
 
 Registry-driven: every id of ``registry.list_envs()`` is checked, so a new family joins by
 registering its ids. An id whose data set is not on this machine is skipped with the reason

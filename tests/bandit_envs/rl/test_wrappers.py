@@ -190,7 +190,7 @@ def test_fixed_confidence_statistics_and_max_samples():
 
 
 def test_single_pulls_update_incrementally(monkeypatch):
-    """One pull is a rank-one update, O(m + h²·m): no matrix is inverted or solved (DESIGN §5)."""
+    """One pull is a rank-one update, O(m + h²·m): no matrix is inverted or solved."""
     env = SufficientStatistics(make("LinearBAI-Sphere-v0", budget=1000))
     env.reset(seed=0)
 

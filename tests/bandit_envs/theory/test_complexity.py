@@ -9,7 +9,7 @@ from bandit_envs.theory.complexity import linear_best_arm_complexity
 
 
 def soare_instance(d: int, omega: float, theta1: float = 2.0) -> tuple[np.ndarray, np.ndarray]:
-    """Spec 001 §4.1: e_1..e_d and (cos ω, sin ω, 0, …); θ = θ1 e_1."""
+    """Soare, Lazaric & Munos 2014, Section 6: e_1..e_d and (cos ω, sin ω, 0, …); θ = θ1 e_1."""
     arms = np.vstack([np.eye(d), np.r_[math.cos(omega), math.sin(omega), np.zeros(d - 2)]])
     theta = np.zeros(d)
     theta[0] = theta1
@@ -73,7 +73,7 @@ def test_tstar_soare_d2_matches_independent_grid_search() -> None:
 
 @pytest.mark.parametrize(("d", "expected"), [(2, 10100.08), (5, 10100.84), (10, 10102.09)])
 def test_h_lb_of_the_paper_instance(d: int, expected: float) -> None:
-    # spec 001 §1.9 / §6 item 2
+    # H_LB (Eq. 6) of Soare et al.'s Section 6 instance: our reference values (not in the paper)
     arms, theta = soare_instance(d, 0.01)
     out = linear_best_arm_complexity(arms, theta, 1.0)
     assert out["h_lb"] == pytest.approx(expected, rel=1e-3)
@@ -85,7 +85,7 @@ def test_h_lb_of_the_paper_instance(d: int, expected: float) -> None:
 
 
 def test_oracle_weights_of_the_paper_instance() -> None:
-    # spec 001 §1.9: λ* ≈ (0.004973, 0.99495, 2.5e-5, 2.5e-5, 2.5e-5, ~0);
+    # our reference design: λ* ≈ (0.004973, 0.99495, 2.5e-5, 2.5e-5, 2.5e-5, ~0);
     # λ(e1)/λ(e2) = tan(ω/2) (single-direction rule λ_i ∝ |ỹ_i|)
     arms, theta = soare_instance(5, 0.01)
     w = linear_best_arm_complexity(arms, theta, 1.0)["oracle_weights"]
@@ -104,7 +104,8 @@ def h_mab(gaps: np.ndarray) -> float:
 
 @pytest.mark.parametrize("seed", range(6))
 def test_lemma_2_bounds_on_random_instances(seed: int) -> None:
-    # spec 001 §6 item 3 (corrected lower bound): max_y ||y||²/(L²Δ_y²) <= H_LB <= 4d/Δ_min²
+    # Soare et al.'s Lemma 2 (Eq. 8), its lower bound corrected (as printed, it fails on the
+    # paper's own instance): max_y ||y||²/(L²Δ_y²) <= H_LB <= 4d/Δ_min²
     rng = np.random.default_rng(seed)
     k, d = int(rng.integers(3, 25)), int(rng.integers(2, 6))
     arms = rng.standard_normal((k, d))

@@ -1,3 +1,6 @@
+"""The design solvers (G-optimal, XY, transductive, rounding) against closed forms and the
+statements of Soare, Lazaric & Munos (2014): Prop. 3, App. A, Lemmas 6 and 7."""
+
 from __future__ import annotations
 
 import math
@@ -44,7 +47,7 @@ def test_kiefer_wolfowitz_g_optimal_value_equals_rank(k: int, h: int, r: int) ->
     value = g_value(feats, w)
     assert value == pytest.approx(r, rel=1e-6)
     assert res.value == pytest.approx(value, rel=1e-9)
-    # any design has G value >= rank (spec 001 Prop. 3)
+    # any design has G value >= rank (Kiefer-Wolfowitz; Soare et al.'s Prop. 3)
     for _ in range(5):
         rand_w = rng.dirichlet(np.ones(k))
         assert g_value(feats, rand_w) >= r * (1 - 1e-10)
@@ -61,7 +64,7 @@ def test_canonical_basis_uniform_design_value_is_d() -> None:
 
 
 def test_g_design_soare_instance_extra_arm_also_at_d() -> None:
-    # spec 001 §1.9: uniform design on e1..ed gives x_{d+1} the value d as well
+    # Soare et al.'s Section 6 instance: the uniform design on e1..ed gives x_{d+1} the value d
     d, om = 5, 0.01
     feats = np.vstack([np.eye(d), np.r_[math.cos(om), math.sin(om), np.zeros(d - 2)]])
     w = np.r_[np.full(d, 1.0 / d), 0.0]
@@ -107,7 +110,7 @@ def test_g_design_reports_non_convergence_honestly() -> None:
 # --------------------------------------------------------------------------- App. A examples
 @pytest.mark.parametrize("eps", [0.9, 0.3, 1e-2])
 def test_app_a_symmetric_pair(eps: float) -> None:
-    # x_{1,2} = (1, ±ε/2), λ = (½, ½): G value 2 and XY value 4 (spec 001 §6 item 5)
+    # x_{1,2} = (1, ±ε/2), λ = (½, ½): G value 2 and XY value 4 (Soare et al., App. A)
     feats = np.array([[1.0, eps / 2], [1.0, -eps / 2]])
     half = np.array([0.5, 0.5])
     assert g_value(feats, half) == pytest.approx(2.0, rel=1e-12)
@@ -123,7 +126,7 @@ def test_app_a_symmetric_pair(eps: float) -> None:
 
 @pytest.mark.parametrize("eps", [0.5, 0.1, 1e-3])
 def test_app_a_collinear_pair(eps: float) -> None:
-    # x1 = (1, 0), x2 = (1 − ε, 0): all mass on x1; G value 1, XY value ε² (spec 001 §6 item 5)
+    # x1 = (1, 0), x2 = (1 − ε, 0): all mass on x1; G value 1, XY value ε² (Soare et al., App. A)
     feats = np.array([[1.0, 0.0], [1.0 - eps, 0.0]])
     g = g_optimal_design(feats)
     assert g.value == pytest.approx(1.0, rel=1e-6)
@@ -140,7 +143,7 @@ def test_app_a_collinear_pair(eps: float) -> None:
     "y", [[1.0, -2.0, 3.0], [3.0, 1e-3, 0.5, 5.0], [1.0, 0.0, 2.0], [0.2, 0.0]]
 )
 def test_single_direction_orthogonal_arms_closed_form(y: list[float]) -> None:
-    # spec 001 §1.8: min_w ||y||²_{A(w)^{-1}} = (Σ|y_i|)², attained at w_i ∝ |y_i|
+    # Cauchy-Schwarz: min_w ||y||²_{A(w)^{-1}} = (Σ|y_i|)², attained at w_i ∝ |y_i|
     yv = np.asarray(y)
     res = transductive_design(np.eye(yv.size), yv, tol=1e-7)
     assert res.converged
@@ -181,7 +184,8 @@ def test_xy_design_random_instance() -> None:
     assert res.value == pytest.approx(
         transductive_value(feats, pairwise_differences(feats), res.weights), rel=1e-8
     )
-    # XY value is at most 4× the G value of the G-optimal design (triangle inequality, Lemma 7)
+    # XY value is at most 4× the G value of the G-optimal design (triangle inequality, as
+    # in the proof of Soare et al.'s Lemma 7)
     g = g_optimal_design(feats)
     assert res.value <= 4 * g.value * (1 + 1e-6)
 
@@ -268,7 +272,7 @@ def test_round_design_random_weights_monotone_and_adams() -> None:
 
 
 def test_round_design_efficiency_lemma_6() -> None:
-    # rounded G design: rho^G <= (1 + (d + d² + 2)/(2t)) d for t >= d (spec 001 Lemma 6)
+    # rounded G design: rho^G <= (1 + (d + d² + 2)/(2t)) d for t >= d (Soare et al.'s Lemma 6)
     rng = np.random.default_rng(18)
     feats = rng.standard_normal((30, 4))
     d = 4

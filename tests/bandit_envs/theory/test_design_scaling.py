@@ -1,6 +1,6 @@
-"""The design solvers' speed-ups keep their results (issue 10).
+"""The design solvers' speed-ups keep their results.
 
-The ``REF_*`` literals were recorded from the solvers *before* the issue-10 changes (same seeded
+The ``REF_*`` literals were recorded from the solvers *before* the speed-ups (same seeded
 problems, default tolerances). Paths whose arithmetic did not change (cold G, small XY, the
 polished transductive designs) must reproduce them to round-off; the new paths (XY by pair
 generation, warm-started G by Newton steps) must agree within the solver tolerance, and their

@@ -1,4 +1,5 @@
-"""The all-ε-good math of spec 002: good set, gaps, Theorem 3.2's lower bound, GLR statistics."""
+"""The all-ε-good math of Li, Ma, Hua & Zhu (2025): good set, gaps, Theorem 3.2's lower bound,
+GLR statistics."""
 
 import math
 
@@ -41,10 +42,11 @@ def objective(features, theta, epsilon, p):
     return max(values)
 
 
-# ------------------------------------------------------------------- good set and gaps (§1.2)
+# -------------------------------------------------------- good set and gaps (Section 2, eq. 2)
 
 
-def test_good_set_uses_greater_or_equal_and_gaps_of_spec_fact_1():
+def test_good_set_uses_greater_or_equal_and_its_gaps():
+    """Eq. (2) uses ≥: an arm exactly on the threshold μ_1 − ε is good, and then α_ε = 0."""
     mu = [1.0, 0.9, 0.5]
     assert good_mask(mu, 0.1).tolist() == [True, True, False]
     g = eps_good_gaps(mu, 0.1)
@@ -73,7 +75,8 @@ def test_gaps_xi_and_r_upper_by_hand():
 
 @pytest.mark.parametrize("eps, r_upper", [(0.1, 8), (0.2, 7), (0.3, 6)])
 def test_adaptive_gaps_alpha_eps_over_m_and_beta_eps_over_n(eps, r_upper):
-    """Spec 002 §4.2 item 6 and §6 facts 9-10 (fixed construction, m = 4)."""
+    """The adaptive setting (EC.12.1) with our fix of its on-threshold arm (disturbing arms at
+    X̃ − iε/n): α_ε = ε/m̃, β_ε = ε/n, and R_upper = 8, 7, 6 for m̃ = 4."""
     for m_tilde in (1, 2, 3, 4, 5):
         x, theta = adaptive_instance(8, m_tilde, 1.0, eps)
         g = eps_good_gaps(x @ theta, eps)
@@ -84,7 +87,7 @@ def test_adaptive_gaps_alpha_eps_over_m_and_beta_eps_over_n(eps, r_upper):
     assert eps_good_gaps(x @ theta, eps).r_upper == r_upper
 
 
-# ------------------------------------------------------------------ lower bound (§1.8, §6)
+# ------------------------------------------------------------------- lower bound (Theorem 3.2)
 
 
 def test_two_arm_example_is_32():
@@ -94,7 +97,9 @@ def test_two_arm_example_is_32():
     assert lb.certified <= lb.t_star and lb.relative_gap <= 1e-4
 
 
-def test_static_d8_is_120_with_the_spec_allocation():
+def test_static_d8_is_120_at_the_reference_allocation():
+    """Static setting (EC.12.2), d = 8, m̃ = 4, Δ = 1, ε = 0.5: T* = 120 at p = (0.2, 2/15 ×3,
+    0.1 ×4), our reference value (the paper prints no T*)."""
     theta = np.r_[np.ones(4), np.zeros(4)]
     lb = eps_good_lower_bound(np.eye(8), theta, 0.5)
     assert lb.t_star == pytest.approx(120.0, abs=0.05) and lb.converged
@@ -224,7 +229,7 @@ def test_free_wilson_bound_is_certified():
         assert objective(z, np.linalg.lstsq(z, x @ theta, rcond=None)[0], eps, p) >= lb.certified
 
 
-# -------------------------------------------------------------------------- GLR (§1.9)
+# ----------------------------------------------------- GLR statistics (EC.2, Proposition EC.1)
 
 
 def test_glr_by_hand_two_arms():
@@ -244,7 +249,8 @@ def test_glr_by_hand_two_arms():
 
 @pytest.mark.parametrize("multiplicative", [False, True])
 def test_glr_at_the_truth_with_the_oracle_design_is_t_over_t_star(multiplicative):
-    """Spec 002 §6 fact 17: min_x Λ(θ, t V_{p*}) = t/T*."""
+    """At the truth with V_t = t·V_{p*} the GLR statistic is t/T*: Theorem 3.2 and the stopping
+    rule of EC.2.3 agree."""
     x, theta = adaptive_instance(8, 3, 1.0, 0.2)
     lb = eps_good_lower_bound(x, theta, 0.2, multiplicative=multiplicative, tol=1e-6)
     t = 1000.0

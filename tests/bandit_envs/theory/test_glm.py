@@ -39,7 +39,8 @@ def test_links_values_slopes_and_bounds():
     np.testing.assert_allclose(lg.mean(x), 1 / (1 + np.exp(-x)))
     np.testing.assert_allclose(lg.slope(x), np.exp(x) / (1 + np.exp(x)) ** 2)
     np.testing.assert_allclose(lg.cumulant(x), np.log1p(np.exp(x)))
-    # spec 002 §1.7: c_min = e^{LS}/(1+e^{LS})^2, slope <= 1/4 everywhere
+    # Assumption 6's c_min for the logistic link and |a^T θ| <= LS: e^{LS}/(1+e^{LS})^2;
+    # the slope is <= 1/4 everywhere
     assert lg.min_slope(2.0) == pytest.approx(np.exp(2) / (1 + np.exp(2)) ** 2)
     assert lg.max_slope() == 0.25 and lg.max_slope(5.0) == 0.25
     po = get_link("poisson")
@@ -77,7 +78,7 @@ def _logistic_data(seed, k=12, h=3, n=40):
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_logistic_mle_matches_scipy(seed):
-    # spec 002 §6 fact 16: IRLS matches scipy.optimize on the same data to 1e-6
+    # the MLE of eq. (39) by IRLS (Sec. 6) matches scipy.optimize on the same data to 1e-6
     x, _, counts, sums = _logistic_data(seed)
 
     def negloglik(th):

@@ -1,4 +1,5 @@
-"""The LP math of constrained best mixed arm identification (spec 004), bandit_envs.theory.lp."""
+"""The LP math of constrained best mixed arm identification (Tang, Jain, Nayyar & Nuzzo 2024),
+bandit_envs.theory.lp."""
 
 import itertools
 import math
@@ -12,7 +13,7 @@ from bandit_envs import InvalidInstanceError, InvalidParameterError
 from bandit_envs.envs.constrained_mixed import table1_instance
 from bandit_envs.theory import lp
 
-# spec 004 §6 fact 5: the L = 1 toy with cbar = 1 (slack id 5)
+# our L = 1 toy with cbar = 1 (slack id 5), its scores worked out by hand
 TOY_R = [0.3, 1.2, 0.8, 0.5, 1.0]
 TOY_C = [[0.2, 1.1, 0.6, 1.4, 1.6]]
 A1R = (
@@ -142,7 +143,7 @@ def brute_force_iv(mu, a, b, alive):
 
 
 def test_intersection_values_of_the_toy():
-    """Spec 004 §6 fact 5."""
+    """IV scores (eq. 6) of the toy; its optimal basis {1, 2} has value 1.12."""
     mu, a, b = toy()
     np.testing.assert_allclose(
         lp.intersection_values(mu, a, b), [1.10, 1.12, 1.12, 0.65, 0.88, 0.80], atol=1e-12
@@ -166,7 +167,8 @@ def test_intersection_values_match_a_loop_on_random_alive_sets(n_cost):
 
 @pytest.mark.parametrize("n_cost", [1, 2])
 def test_max_iv_is_the_restricted_lp_optimum(n_cost):
-    """Spec 004 §6 fact 6: max IV = HiGHS optimum over X; the HiGHS basis attains it."""
+    """The largest IV score is the optimum of the LP restricted to X (HiGHS), attained on its
+    basis."""
     rng = np.random.default_rng(20 + n_cost)
     checked = 0
     for _ in range(40):
@@ -186,7 +188,7 @@ def test_max_iv_is_the_restricted_lp_optimum(n_cost):
 
 
 def test_l0_intersection_values_are_the_rewards():
-    """Spec 004 §6 fact 4: with L = 0 the IV score of an arm is its mean reward."""
+    """With L = 0 the IV score of an arm is its mean reward (SFSR is Successive Rejects)."""
     r = np.array([0.3, 0.9, 0.1, 0.5])
     mu, a, b = lp.standard_form(r, np.zeros((0, 4)), [])
     np.testing.assert_array_equal(lp.intersection_values(mu, a, b), r)
@@ -197,7 +199,7 @@ def test_l0_intersection_values_are_the_rewards():
 
 
 def test_lagrangian_scores_of_the_toy_and_the_highs_sign():
-    """Spec 004 §6 fact 5: scores, lambda = (0.8, 0.32), eqlin.marginals = (-0.8, -0.32)."""
+    """Lagrangian scores (eq. 8) of the toy, λ = (0.8, 0.32); HiGHS's eqlin.marginals are −λ."""
     mu, a, b = toy()
     want = [-0.18, 0.0, 0.0, -0.94, -0.60, -0.80]
     np.testing.assert_allclose(lp.lagrangian_scores(mu, a, b), want, atol=1e-12)
@@ -213,7 +215,8 @@ def test_lagrangian_scores_of_the_toy_and_the_highs_sign():
 
 @pytest.mark.parametrize("n_cost", [1, 2])
 def test_reduced_costs_basis_and_highs_duals_agree(n_cost):
-    """Spec 004 §6 fact 7 and §5.18: <= 0, 0 on the optimal basis, removed slacks free."""
+    """Reduced costs (eq. 8) are <= 0 and 0 on the optimal basis; a removed slack's multiplier is
+    free (its constraint binds)."""
     rng = np.random.default_rng(30 + n_cost)
     checked = 0
     for _ in range(30):
@@ -235,7 +238,7 @@ def test_reduced_costs_basis_and_highs_duals_agree(n_cost):
 
 
 def test_infeasible_instances():
-    """Spec 004 §6 fact 9: every cost above cbar -> empty answer, every score -inf."""
+    """Every cost above cbar: infeasible, the answer is ∅ (as in Sec. 4.3), every score -inf."""
     r, c = [0.5, 0.7, 0.9], [[2.0, 2.0, 2.0]]
     mu, a, b = lp.standard_form(r, c, [1.0])
     scan = lp.scan_bases(mu, a, b)
@@ -268,7 +271,8 @@ def test_infeasible_instances():
     ],
 )
 def test_table1_optimal_bases_weights_and_enumeration_agree(name, support, weights):
-    """Spec 004 §4.2 and §6 fact 8; HiGHS and the enumeration give the same basis."""
+    """Table 1 (App. C): the bold supports (row-major arms, slacks 24 and 25) with the weights we
+    solved for; HiGHS and the enumeration give the same basis."""
     rewards, costs, cbar = table1_instance(name)
     opt = lp.optimal_basis(rewards, costs, cbar)
     assert sorted(opt.basis) == support
@@ -318,7 +322,8 @@ def test_mixing_weights_and_errors():
         lp.mixing_weights({0, 1}, [1.0, 2.0, 0.0], [[0.5, 0.5, 0.1]], [1.0])
 
 
-def test_second_best_value_gives_the_margins_of_spec_4_5():
+def test_second_best_value_gives_the_margins_of_the_table1_instances():
+    """Optimal minus second-best feasible basis value of each Table 1 instance (our values)."""
     for name, margin in [
         ("D1P", 0.0267),
         ("D2P", 0.010),
@@ -339,7 +344,10 @@ def test_second_best_value_gives_the_margins_of_spec_4_5():
 
 
 def test_closed_forms_for_l1():
-    """Spec 004 §6 fact 10, §1.6 (a)-(c) (sigma_r = 1, sigma_c = 0.5)."""
+    """Gaps (eqs. 9-11) for L = 1 against our closed forms (sigma_r = 1, sigma_c = 0.5):
+    (a) I* = {i, slack}: Delta0^2 = (cbar - c_i)^2 / sigma_c^2; (b) I* = {i, j}: Delta0^2 =
+    min((cbar - c_i)^2, (c_j - cbar)^2) / sigma_c^2; (c) J = {j, slack}: Delta_J^2 =
+    (r_i* - r_j)^2 / (2 sigma_r^2) + (c_j - cbar)_+^2 / sigma_c^2."""
     h = lp.hardness([1.0, 0.9, 0.2], [[0.5, 1.2, 0.9]], [1.0], {0, 3})
     assert h.delta0_sq == pytest.approx(1.0)  # (a): (cbar - c_0)^2 / sigma_c^2
     table = lp.basis_table(4, 2).tolist()
@@ -378,8 +386,10 @@ def test_known_arms_do_not_move_and_noiseless_gaps_are_infinite():
         ("H2r", H2R, 0.16, [0, 0] + [0.00497] * 14 + [0.0213], (0.002486, 0.000155, 2.93e-5)),
     ],
 )
-def test_hardness_matches_the_spec_prototype(name, instance, delta0, head, rates):
-    """Spec 004 §4.5b: sorted arm gaps and the three rates (SLSQP upper estimates there)."""
+def test_hardness_matches_our_reference_values(name, instance, delta0, head, rates):
+    """Our reconstructions A1r (an 'average' instance, Fig. 2) and H2r (App. A's hard template,
+    Fig. 3); the paper's instances are images. Sorted arm gaps (eq. 10) and the rates of
+    Theorem 2, of its USLP bound and of eq. 15 match our prototype's (SLSQP upper estimates)."""
     r, c = instance
     opt = lp.optimal_basis(r, [c], [1.0])
     h = lp.hardness(r, [c], [1.0], opt.basis)
@@ -393,7 +403,7 @@ def test_hardness_matches_the_spec_prototype(name, instance, delta0, head, rates
 
 
 def test_prop_2_on_a_table1_instance():
-    """Spec 004 §6 fact 11: exactly L + 1 zero gaps, on I*; Delta_(L+2) > 0."""
+    """Proposition 2: exactly L + 1 zero gaps, on I*; Delta_(L+2) > 0."""
     rewards, costs, cbar = table1_instance("D2P")
     opt = lp.optimal_basis(rewards, costs, cbar)
     h = lp.hardness(rewards, costs, cbar, opt.basis)

@@ -58,7 +58,7 @@ def paper_gaps(mu: np.ndarray) -> np.ndarray:
 
 
 def max_form_gaps(mu: np.ndarray) -> np.ndarray:
-    """Eq. (8) / spec §3.4 recipe: max(Δ*, δ*) with Δ* over j ≠ i; no Pareto set needed."""
+    """Eq. (8) (App. C), vectorised: max(Δ*, δ*) with Δ* over j ≠ i; no Pareto set needed."""
     k = len(mu)
     eye = np.eye(k, dtype=bool)
     big_m = margins(mu)
@@ -116,7 +116,7 @@ def random_instance(rng: np.random.Generator, k_max: int = 11, d_max: int = 3) -
     return rng.uniform(size=(k, d))
 
 
-# ----------------------------------------------------------------------- fact 9: margins
+# ------------------------------------------------------- margins m(i, j) = -M(i, j) (Sec. 2.1)
 
 
 def test_margins_signs_and_antisymmetry() -> None:
@@ -148,7 +148,7 @@ def test_margins_rows_cols_and_masks() -> None:
         dominance_margins(mu, rows=[0.5])
 
 
-# ----------------------------------------------------------------------- fact 10: Pareto mask
+# ------------------------------------------------------------------- Pareto set (Definition 1)
 
 
 def test_pareto_mask_hand_examples() -> None:
@@ -219,7 +219,7 @@ def test_bad_means_are_refused(bad: object, match: str) -> None:
         psi_gaps(bad)
 
 
-# ----------------------------------------------------------------------- fact 11: gap formulas
+# --------------------------------------------------------------------- PSI gaps (eq. 1, eq. 8)
 
 
 def test_hand_gaps_and_complexities() -> None:
@@ -249,7 +249,8 @@ def test_one_objective_reduces_to_best_arm_gaps() -> None:
 
 
 def test_paper_auer_cpp_and_max_forms_agree() -> None:
-    """Fact 11 on 1200 random instances (K ≤ 11, d ≤ 3): four forms, all gaps > 0."""
+    """Eq. (1), Auer et al.'s form, the authors' C++ form and eq. (8) agree on 1200 random
+    instances (K ≤ 11, d ≤ 3); all gaps > 0."""
     rng = np.random.default_rng(11)
     for _ in range(1200):
         mu = random_instance(rng)
@@ -260,7 +261,7 @@ def test_paper_auer_cpp_and_max_forms_agree() -> None:
 
 
 def test_suboptimal_gap_is_smallest_undominating_shift() -> None:
-    """Fact 12: Δ_i = min{t : μ_i + t·1 is not strictly dominated by any arm}, by bisection."""
+    """Sec. 2.1: Δ_i = min{t : μ_i + t·1 is not strictly dominated by any arm}, by bisection."""
     rng = np.random.default_rng(12)
     for n in range(150):
         mu = HAND if n == 0 else random_instance(rng, k_max=30, d_max=4)
@@ -279,7 +280,7 @@ def test_suboptimal_gap_is_smallest_undominating_shift() -> None:
         np.testing.assert_allclose(result.gaps[sub], hi, atol=1e-12)
 
 
-# ----------------------------------------------------------------------- fact 13: empirical gaps
+# ---------------------------------------------------------------------- empirical gaps (eq. 5)
 
 
 def test_empirical_gaps_on_true_means_are_true_gaps() -> None:
@@ -340,7 +341,7 @@ def test_empirical_gaps_needs_a_matrix() -> None:
         empirical_gaps(np.zeros(3))
 
 
-# ----------------------------------------------------------------------- facts 14-15: H
+# ------------------------------------------------- complexities H1, H2, H1_lin, H2_lin (eq. 2)
 
 
 def test_unstructured_reduction() -> None:
@@ -431,11 +432,12 @@ def test_eps_pareto_errors() -> None:
         is_eps_pareto_set([0, 1.5], HAND, 0.1)
 
 
-# ----------------------------------------------------------------------- fact 16: NoC reference
+# --------------------------------------------------------------- NoC reference values (Sec. 5)
 
 
 def noc_means() -> tuple[np.ndarray, np.ndarray]:
-    """Spec 000 §5.3: the authors' notebook construction, read through BANDIT_ENVS_DATA."""
+    """NoC as the authors' public notebook builds it (unit-norm rows, least-squares means, both
+    objectives negated), read through BANDIT_ENVS_DATA."""
     folder = os.environ.get("BANDIT_ENVS_DATA")
     path = Path(folder) / "noc_CM_log.csv" if folder else None
     if path is None or not path.is_file():
@@ -451,7 +453,8 @@ def noc_means() -> tuple[np.ndarray, np.ndarray]:
 
 
 def test_noc_reference_values() -> None:
-    """Spec 000 §1.5: K = 259, h = 4, d = 2, S* = {0, 140, 164, 180}, H values."""
+    """Our reference values (the paper prints none): K = 259, h = 4, d = 2,
+    S* = {0, 140, 164, 180}, the smallest gaps and the four complexities."""
     x, mu = noc_means()
     assert mu.shape == (259, 2)
     result = psi_gaps(mu)
