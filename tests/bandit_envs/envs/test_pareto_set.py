@@ -43,7 +43,7 @@ def data_file(name: str) -> Path:
     if path is None or not path.is_file():
         pytest.skip(
             f"needs {name} in the folder named by BANDIT_ENVS_DATA (currently {folder!r}); "
-            "see ../shared/data/README.md"
+            "`bandit-bench data info noc` says where it comes from"
         )
     return path
 

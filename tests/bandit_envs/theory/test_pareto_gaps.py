@@ -443,7 +443,7 @@ def noc_means() -> tuple[np.ndarray, np.ndarray]:
     if path is None or not path.is_file():
         pytest.skip(
             "NoC reference values need noc_CM_log.csv in the folder named by BANDIT_ENVS_DATA "
-            f"(currently {folder!r}); see ../shared/data/README.md"
+            f"(currently {folder!r}); `bandit-bench data info noc` says where it comes from"
         )
     arr = np.loadtxt(path, delimiter=";", skiprows=1)
     x, y = arr[:, :4], arr[:, 4:]
