@@ -18,6 +18,7 @@ from bandit_envs.core.problem import Answer, Grade, grade
 from bandit_envs.core.validation import check_matrix, check_nonnegative
 from bandit_envs.errors import InvalidInstanceError, InvalidParameterError
 from bandit_envs.theory import lp
+from bandit_envs.theory.eps_good import eps_good_threshold
 from bandit_envs.theory.linalg import span_basis
 from bandit_envs.theory.pareto import complexities, is_eps_pareto_set, pareto_mask, psi_gaps
 
@@ -274,8 +275,7 @@ class AllEpsilonGood(Task):
 
     def threshold(self, means: np.ndarray) -> float:
         """The threshold ``max μ − ε`` (or ``(1 − ε)·max μ``) of the given means."""
-        top = float(np.max(np.asarray(means, dtype=float)))
-        return (1.0 - self.epsilon) * top if self.multiplicative else top - self.epsilon
+        return eps_good_threshold(means, self.epsilon, multiplicative=self.multiplicative)
 
     def true_answer(self, means: np.ndarray) -> Answer:
         """``G_ε``; refuses instances with an arm on the threshold (infinite complexity)."""
