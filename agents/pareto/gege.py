@@ -184,9 +184,10 @@ class GEGE(PhaseTracking, BaseAgent):
             ``max_i ‖x̃_i‖²_{V(w)⁻¹} ≤ h_S (1 + design_tol)``, in (0, 1) (the paper's Algorithm 4
             gives no tolerance).
 
+    The arms classified so far are the properties ``accepted`` (optimal) and ``rejected``
+    (sub-optimal), sorted lists.
+
     Attributes:
-        accepted: arms classified optimal so far (sorted list).
-        rejected: arms classified sub-optimal so far (sorted list).
         phase_history: after each round a dict with ``round``, ``active`` (arms at its start),
             ``rank`` (h_S), ``samples`` (N_r), ``kappa``, ``allocation`` (pulls per active arm),
             ``epsilon`` (ε_r; ``None`` in fixed budget), ``means`` (estimates of the active arms,

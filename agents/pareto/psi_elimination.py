@@ -158,9 +158,10 @@ class EGESH(_SampleMeanPhases):
     Args:
         forget: use only each round's own samples (python variant) instead of accumulating.
 
+    The arms classified so far are the properties ``accepted`` (optimal) and ``rejected``
+    (sub-optimal), sorted lists.
+
     Attributes:
-        accepted: arms classified optimal so far (sorted list).
-        rejected: arms classified sub-optimal so far (sorted list).
         phase_history: after each round a dict with ``round``, ``active`` (arms at its start),
             ``samples`` (the round's pulls), ``allocation`` (new pulls per active arm), ``means``,
             ``gaps``, ``pareto`` (mask of ``S_r`` over ``active``), ``accepted``, ``rejected``
@@ -267,8 +268,9 @@ class EGESR(_SampleMeanPhases):
 
     **Batch path**: one batch per phase; the one-pull path walks the same allocation.
 
+    The arms classified so far are the properties ``accepted`` and ``rejected`` (sorted lists).
+
     Attributes:
-        accepted, rejected: arms classified so far (sorted lists).
         schedule: ``[n_1, …, n_{K−1}]`` of the episode.
         phase_history: after each phase a dict with ``round``, ``active``, ``samples``,
             ``allocation``, ``means``, ``gaps``, ``pareto``, ``accepted``, ``rejected`` and
