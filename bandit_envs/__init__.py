@@ -30,7 +30,7 @@ from bandit_envs.core.models import (
     MisspecifiedLinearGaussian,
     RewardModel,
 )
-from bandit_envs.core.problem import Answer, ProblemSpec, as_answer
+from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import (
     Agent,
     AgentCapabilities,
@@ -65,6 +65,7 @@ from bandit_envs.rl.wrappers import (
     PlugInRecommender,
     SufficientStatistics,
 )
+from bandit_envs.theory.answers import as_answer
 
 __version__ = "0.2.0.dev0"
 

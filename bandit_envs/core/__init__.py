@@ -14,7 +14,7 @@ from bandit_envs.core.models import (
     MisspecifiedLinearGaussian,
     RewardModel,
 )
-from bandit_envs.core.problem import SETTINGS, Answer, Grade, ProblemSpec, as_answer, grade
+from bandit_envs.core.problem import SETTINGS, Answer, Grade, ProblemSpec, grade
 from bandit_envs.core.protocols import (
     STRUCTURES,
     Agent,
@@ -31,6 +31,7 @@ from bandit_envs.core.tasks import (
     ParetoSet,
     Task,
 )
+from bandit_envs.theory.answers import as_answer
 
 __all__ = [
     "DEFAULT_MAX_SAMPLES",

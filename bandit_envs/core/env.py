@@ -18,7 +18,7 @@ from gymnasium import spaces
 
 from bandit_envs.core import rendering
 from bandit_envs.core.models import RewardModel
-from bandit_envs.core.problem import Answer, ProblemSpec, as_answer
+from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.tasks import Task
 from bandit_envs.core.validation import check_finite, check_positive_int, check_probability
 from bandit_envs.errors import (
@@ -28,6 +28,7 @@ from bandit_envs.errors import (
     InvalidParameterError,
     ResetNeeded,
 )
+from bandit_envs.theory.answers import as_answer
 
 #: default safety cap of fixed-confidence episodes (a runaway agent is truncated, and wrong).
 DEFAULT_MAX_SAMPLES = 10**8

@@ -8,8 +8,7 @@ is an LP basis over arms and slack items. :func:`grade` compares an answer with 
 from __future__ import annotations
 
 import dataclasses
-import numbers
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, Literal
 
@@ -21,10 +20,8 @@ from bandit_envs.core.validation import (
     check_positive_int,
     check_probability,
 )
-from bandit_envs.errors import InvalidAnswerError, InvalidParameterError
-
-Answer = frozenset[int]
-"""An answer: a set of item indices in ``range(n_items)``."""
+from bandit_envs.errors import InvalidParameterError
+from bandit_envs.theory.answers import Answer
 
 Setting = Literal["fixed_confidence", "fixed_budget"]
 SETTINGS: tuple[str, ...] = ("fixed_confidence", "fixed_budget")
@@ -184,39 +181,6 @@ class ProblemSpec:
             if value is not None:
                 shown.append(f"{key}={value!r}")
         return f"ProblemSpec({', '.join(shown)})"
-
-
-def as_answer(value: Any, n_items: int, *, who: str = "answer") -> Answer:
-    """Validate ``value`` as an answer over ``n_items`` items and return it as a frozenset.
-
-    Any iterable of integers is accepted (a set, a list, a numpy array of ints). A bare integer,
-    a string, a boolean or an index outside ``range(n_items)`` raises :class:`InvalidAnswerError`.
-
-    Examples:
-        >>> as_answer([2, 0], n_items=3)
-        frozenset({0, 2})
-        >>> as_answer(1, n_items=3)
-        Traceback (most recent call last):
-        ...
-        bandit_envs.errors.InvalidAnswerError: answer must be a set of item indices ... got 1.
-
-    """
-    if isinstance(value, (numbers.Number, str, bytes)) or not isinstance(value, Iterable):
-        raise InvalidAnswerError(
-            f"{who} must be a set of item indices such as frozenset({{0}}); got {value!r}."
-        )
-    items = []
-    for item in value:
-        if isinstance(item, (bool, np.bool_)) or not isinstance(item, numbers.Integral):
-            raise InvalidAnswerError(
-                f"{who} must contain integer item indices; got {item!r} in {value!r}."
-            )
-        if not 0 <= int(item) < n_items:
-            raise InvalidAnswerError(
-                f"{who} contains item {int(item)}, outside the valid range 0..{n_items - 1}."
-            )
-        items.append(int(item))
-    return frozenset(items)
 
 
 @dataclasses.dataclass(frozen=True)

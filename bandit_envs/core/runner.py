@@ -14,9 +14,9 @@ import numpy as np
 from gymnasium.wrappers import OrderEnforcing, PassiveEnvChecker
 
 from bandit_envs.core.env import PureExplorationEnv
-from bandit_envs.core.problem import as_answer
 from bandit_envs.core.protocols import Agent, BatchAgent, OracleAgent, compatibility
 from bandit_envs.errors import AgentProtocolError, IncompatibleAgentError, InvalidParameterError
+from bandit_envs.theory.answers import as_answer
 
 
 @dataclasses.dataclass(frozen=True)

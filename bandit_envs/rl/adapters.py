@@ -22,10 +22,11 @@ import numpy as np
 from gymnasium import spaces
 
 from bandit_envs.core.env import PureExplorationEnv
-from bandit_envs.core.problem import Answer, ProblemSpec, as_answer
+from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
 from bandit_envs.errors import AgentProtocolError, IncompatibleAgentError, InvalidParameterError
 from bandit_envs.rl.wrappers import BanditStatistics, action_mask
+from bandit_envs.theory.answers import as_answer
 
 __all__ = ["AgentPolicy", "PolicyAgent"]
 

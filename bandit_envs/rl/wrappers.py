@@ -40,9 +40,10 @@ from gymnasium import spaces
 from gymnasium.utils import RecordConstructorArgs
 
 from bandit_envs.core.env import PureExplorationEnv
-from bandit_envs.core.problem import Answer, ProblemSpec, as_answer
+from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.tasks import Task
 from bandit_envs.errors import InvalidActionError, InvalidParameterError
+from bandit_envs.theory.answers import as_answer
 from bandit_envs.theory.linalg import IncrementalLeastSquares, projected_least_squares
 
 __all__ = [

@@ -24,14 +24,14 @@ processed in blocks of at most :data:`BLOCK_ELEMENTS` pairs, so the working memo
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Iterable
 from typing import Any, NamedTuple, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from bandit_envs.errors import InvalidAnswerError, InvalidParameterError
+from bandit_envs.errors import InvalidParameterError
+from bandit_envs.theory.answers import as_answer
 
 __all__ = [
     "BLOCK_ELEMENTS",
@@ -460,29 +460,6 @@ def complexities(gaps: ArrayLike, h: int) -> dict[str, float]:
     }
 
 
-def _answer_items(value: Any, n_items: int, who: str) -> frozenset[int]:
-    """``value`` as a frozenset of arm indices in ``0..n_items-1``, or InvalidAnswerError.
-
-    The rules and messages of :func:`bandit_envs.core.problem.as_answer`, which sits above us.
-    """
-    if isinstance(value, (numbers.Number, str, bytes)) or not isinstance(value, Iterable):
-        raise InvalidAnswerError(
-            f"{who} must be a set of item indices such as frozenset({{0}}); got {value!r}."
-        )
-    items = []
-    for item in value:
-        if isinstance(item, (bool, np.bool_)) or not isinstance(item, numbers.Integral):
-            raise InvalidAnswerError(
-                f"{who} must contain integer item indices; got {item!r} in {value!r}."
-            )
-        if not 0 <= int(item) < n_items:
-            raise InvalidAnswerError(
-                f"{who} contains item {int(item)}, outside the valid range 0..{n_items - 1}."
-            )
-        items.append(int(item))
-    return frozenset(items)
-
-
 def is_eps_pareto_set(answer: Iterable[int], means: ArrayLike, eps: float) -> bool:
     """Whether ``answer`` is an ε-Pareto set (Auer et al. 2016; Kone et al., Sec. 3.3, App. E.5).
 
@@ -511,7 +488,7 @@ def is_eps_pareto_set(answer: Iterable[int], means: ArrayLike, eps: float) -> bo
     if not (np.isfinite(e) and e >= 0.0):
         raise InvalidParameterError(f"{who}: eps must be a finite float >= 0; got {eps!r}.")
     k = mu.shape[0]
-    items = _answer_items(answer, k, who=f"{who}: answer")
+    items = as_answer(answer, k, who=f"{who}: answer")
     idx = np.fromiter(sorted(items), dtype=np.intp, count=len(items))
     chosen = np.zeros(k, dtype=bool)
     chosen[idx] = True

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from bandit_envs import InvalidAnswerError, ProblemSpec, as_answer
+from bandit_envs import ProblemSpec
 from bandit_envs.core.problem import grade
 
 
@@ -58,28 +58,6 @@ def test_spec_fields_and_replace():
     assert other.fixed_budget and other.budget == 10 and spec.delta == 0.1
     with pytest.raises(ValueError, match="setting must be one of"):
         make_spec(setting="pac")
-
-
-@pytest.mark.parametrize(
-    "value, message",
-    [
-        (2, r"must be a set of item indices such as frozenset\(\{0\}\); got 2\."),
-        ("01", "must be a set of item indices"),
-        ({1.5}, r"must contain integer item indices; got 1\.5"),
-        ({True}, "must contain integer item indices; got True"),
-        ({3}, r"contains item 3, outside the valid range 0\.\.2\."),
-        ({-1}, r"contains item -1, outside the valid range 0\.\.2\."),
-    ],
-)
-def test_as_answer_refuses_malformed(value, message):
-    with pytest.raises(InvalidAnswerError, match=message):
-        as_answer(value, 3)
-
-
-def test_as_answer_accepts_iterables_of_ints():
-    assert as_answer([0, 2, 2], 3) == frozenset({0, 2})
-    assert as_answer(np.array([1]), 3) == frozenset({1})
-    assert as_answer(frozenset(), 3) == frozenset()
 
 
 def test_grade_metrics():
