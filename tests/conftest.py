@@ -1,9 +1,18 @@
-"""Shared test setup: real data sets come from ../shared/data when it exists (never committed)."""
+"""Shared test setup: real data sets come from ../shared/data when it exists (never committed).
+
+Also the helpers of the data tests (the loader's and ``bandit-bench data``'s): the real-data
+folder, a skip marker when it is absent, spreadsheets written with openpyxl, and a local HTTP
+server standing in for the network.
+"""
 
 from __future__ import annotations
 
+import http.server
+import io
 import os
+import threading
 from pathlib import Path
+from types import SimpleNamespace
 
 # Seeded results are bit-for-bit reproducible for a given number of BLAS threads: a multithreaded
 # BLAS sums in another order, and an adaptive agent's trajectory can then branch (a near-tie in a
@@ -15,7 +24,7 @@ from pathlib import Path
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = "1"
 
-import numpy  # noqa: E402, F401  (loads BLAS, so that threadpoolctl sees it)
+import numpy as np  # noqa: E402  (loads BLAS, so that threadpoolctl sees it)
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 threadpool_limits(limits=1)
@@ -51,3 +60,89 @@ def soare():
     import bandit_envs  # noqa: F401
 
     return gym.make("LinearBAI-Soare-v0").unwrapped
+
+
+# ------------------------------------------------------------------------------- data tests
+
+from bandit_envs import data as _data  # noqa: E402  (after BANDIT_ENVS_DATA is set above)
+
+DATA_FOLDER = os.environ.get(_data.DATA_ENV_VAR, "")
+"""The real-data folder the tests read (``BANDIT_ENVS_DATA``), or ``""``."""
+
+needs_data = pytest.mark.skipif(
+    not (
+        DATA_FOLDER
+        and all((Path(DATA_FOLDER) / d.filename).is_file() for d in _data.DATASETS.values())
+    ),
+    reason=f"real data folder absent: set {_data.DATA_ENV_VAR} to a folder holding "
+    + " and ".join(d.filename for d in _data.DATASETS.values())
+    + " (tests/conftest.py uses ../shared/data when it exists)",
+)
+
+
+def shared_file(ds: _data.Dataset) -> Path:
+    """The real file of data set ``ds`` in :data:`DATA_FOLDER`."""
+    return Path(DATA_FOLDER) / ds.filename
+
+
+def make_xlsx(rows) -> bytes:
+    """An .xlsx written by openpyxl: one worksheet, one row per list (``None``: an empty cell)."""
+    openpyxl = pytest.importorskip("openpyxl")
+    book = openpyxl.Workbook()
+    sheet = book.active
+    for row in rows:
+        sheet.append(list(row))
+    buf = io.BytesIO()
+    book.save(buf)
+    return buf.getvalue()
+
+
+def energy_xlsx_from_shared() -> bytes:
+    """The whole energy data set as a spreadsheet laid out like UCI's ENB2012_data.xlsx."""
+    x, y = _data.read_energy_csv(shared_file(_data.DATASETS["energy"]))
+    header = [f"X{i}" for i in range(1, 9)] + ["Y1", "Y2"]
+    # integral values as ints, as a spreadsheet stores them (orientation 2, not 2.0)
+    rows = [header + [None]] + [
+        [int(v) if v.is_integer() else v for v in row] for row in np.hstack([x, y]).tolist()
+    ]
+    rows += [[None] * 10, [None] * 10]  # trailing empty rows
+    return make_xlsx(rows)
+
+
+@pytest.fixture
+def no_env(monkeypatch):
+    """Unset BANDIT_ENVS_DATA (set above) so that the cache and download path is used."""
+    monkeypatch.delenv(_data.DATA_ENV_VAR, raising=False)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
+
+
+@pytest.fixture
+def data_server(tmp_path):
+    """Serve tmp_path/served over HTTP on 127.0.0.1 and record every GET path.
+
+    Yields ``root`` (the served folder), ``hits`` (the paths requested) and ``url(name)``.
+    """
+    root = tmp_path / "served"
+    root.mkdir()
+    hits: list[str] = []
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, directory=str(root), **kwargs)
+
+        def do_GET(self):
+            hits.append(self.path)
+            super().do_GET()
+
+        def log_message(self, *args):
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True)
+    thread.start()
+    port = httpd.server_address[1]
+    yield SimpleNamespace(root=root, hits=hits, url=lambda name: f"http://127.0.0.1:{port}/{name}")
+    httpd.shutdown()
+    httpd.server_close()
+    thread.join()

@@ -7,78 +7,19 @@ points it at ../shared/data) and skip, saying why, when that folder is absent.
 
 from __future__ import annotations
 
-import http.server
-import io
 import os
 import subprocess
 import sys
-import threading
-from pathlib import Path
 
-import numpy as np
 import pytest
+from conftest import DATA_FOLDER, energy_xlsx_from_shared, needs_data, shared_file
 
 import bandit_envs.data as D
 from registry.audit import audit_cells
 from registry.catalogue import compatibility_matrix
 from registry.cli import main
 
-_SHARED = os.environ.get(D.DATA_ENV_VAR, "")
 NOC, ENERGY = D.DATASETS["noc"], D.DATASETS["energy"]
-needs_data = pytest.mark.skipif(
-    not (_SHARED and all((Path(_SHARED) / d.filename).is_file() for d in D.DATASETS.values())),
-    reason=f"real data folder absent: set {D.DATA_ENV_VAR} to a folder holding "
-    f"{NOC.filename} and {ENERGY.filename} (tests/conftest.py uses ../shared/data when it exists)",
-)
-
-
-def shared_file(ds: D.Dataset) -> Path:
-    return Path(_SHARED) / ds.filename
-
-
-@pytest.fixture
-def no_env(monkeypatch):
-    """Unset BANDIT_ENVS_DATA (conftest sets it) so that the cache and downloads are used."""
-    monkeypatch.delenv(D.DATA_ENV_VAR, raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
-
-
-@pytest.fixture
-def served(tmp_path):
-    """A folder served over HTTP on 127.0.0.1: ``(folder, url of a file name)``."""
-    root = tmp_path / "served"
-    root.mkdir()
-
-    class Handler(http.server.SimpleHTTPRequestHandler):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, directory=str(root), **kwargs)
-
-        def log_message(self, *args):
-            pass
-
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True)
-    thread.start()
-    port = httpd.server_address[1]
-    yield root, lambda name: f"http://127.0.0.1:{port}/{name}"
-    httpd.shutdown()
-    httpd.server_close()
-    thread.join()
-
-
-def energy_spreadsheet() -> bytes:
-    """The shared energy data as a one-sheet .xlsx laid out like UCI's (header X1..X8, Y1, Y2)."""
-    openpyxl = pytest.importorskip("openpyxl")
-    x, y = D.read_energy_csv(shared_file(ENERGY))
-    book = openpyxl.Workbook()
-    sheet = book.active
-    sheet.append([f"X{i}" for i in range(1, 9)] + ["Y1", "Y2"])
-    for row in np.hstack([x, y]).tolist():  # integral values as ints, as a spreadsheet has them
-        sheet.append([int(v) if v.is_integer() else v for v in row])
-    buf = io.BytesIO()
-    book.save(buf)
-    return buf.getvalue()
 
 
 # ---------------------------------------------------------------------------------- info
@@ -88,7 +29,7 @@ def energy_spreadsheet() -> bytes:
 def test_info_names_the_file_its_facts_and_where_it_is_found(capsys):
     assert main(["data", "info", "noc"]) == 0
     out = capsys.readouterr().out
-    assert f"{D.DATA_ENV_VAR}: {_SHARED}" in out
+    assert f"{D.DATA_ENV_VAR}: {DATA_FOLDER}" in out
     assert f"noc: {NOC.filename} ({NOC.n_rows} rows x {NOC.n_columns} columns;" in out
     assert f"status:  ok: {shared_file(NOC)}" in out and NOC.sha256 in out and NOC.url in out
     assert ENERGY.filename not in out
@@ -119,8 +60,8 @@ def test_runs_as_a_script(tmp_path):
 
 
 @needs_data
-def test_fetch_from_a_url_and_from_a_file(no_env, tmp_path, served, capsys):
-    root, url = served
+def test_fetch_from_a_url_and_from_a_file(no_env, tmp_path, data_server, capsys):
+    root, url = data_server.root, data_server.url
     (root / NOC.filename).write_bytes(shared_file(NOC).read_bytes())
     cache = tmp_path / "cache"
     argv = ["data", "fetch", "noc", "--url", url(NOC.filename), "--cache-dir", str(cache)]
@@ -128,7 +69,7 @@ def test_fetch_from_a_url_and_from_a_file(no_env, tmp_path, served, capsys):
     assert f"noc: {cache / NOC.filename} (sha256 verified)" in capsys.readouterr().out
     assert (cache / NOC.filename).read_bytes() == shared_file(NOC).read_bytes()
     sheet = tmp_path / "ENB2012_data.xlsx"  # the bare spreadsheet is accepted, as is the zip
-    sheet.write_bytes(energy_spreadsheet())
+    sheet.write_bytes(energy_xlsx_from_shared())
     assert main(["data", "fetch", "energy", "--from", str(sheet), "--cache-dir", str(cache)]) == 0
     assert (cache / ENERGY.filename).read_bytes() == shared_file(ENERGY).read_bytes()
     assert main(["data", "info", "--cache-dir", str(cache)]) == 0

@@ -10,100 +10,27 @@ import fail (``sys.modules[name] = None``).
 from __future__ import annotations
 
 import hashlib
-import http.server
 import io
-import os
 import shutil
 import socket
 import sys
-import threading
 import zipfile
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from conftest import DATA_FOLDER, energy_xlsx_from_shared, make_xlsx, needs_data, shared_file
 
 from bandit_envs import data as D
 from bandit_envs.data import _cache, _formats
 from bandit_envs.errors import DataError, InvalidParameterError, UnknownNameError
 
-_SHARED = os.environ.get(D.DATA_ENV_VAR, "")
-needs_data = pytest.mark.skipif(
-    not (_SHARED and all((Path(_SHARED) / d.filename).is_file() for d in D.DATASETS.values())),
-    reason=f"real data folder absent: set {D.DATA_ENV_VAR} to a folder holding noc_CM_log.csv "
-    "and energy_efficiency.csv (tests/conftest.py uses ../shared/data when it exists)",
-)
 NOC, ENERGY = D.DATASETS["noc"], D.DATASETS["energy"]
 SHEET_HEADER = ["X1", "X2", "X3", "X4", "X5", "X6", "X7", "X8", "Y1", "Y2"]
 
 
-def shared_file(ds: D.Dataset) -> Path:
-    return Path(_SHARED) / ds.filename
-
-
 # ---------------------------------------------------------------------------------------------
-# helpers: a local HTTP server, and tiny .xlsx files built with zipfile
-
-
-@pytest.fixture
-def no_env(monkeypatch):
-    """Unset BANDIT_ENVS_DATA (conftest sets it) so that the cache/download path is used."""
-    monkeypatch.delenv(D.DATA_ENV_VAR, raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
-
-
-@pytest.fixture
-def server(tmp_path):
-    """Serve tmp_path/served over HTTP on 127.0.0.1; record every GET path."""
-    root = tmp_path / "served"
-    root.mkdir()
-    hits: list[str] = []
-
-    class Handler(http.server.SimpleHTTPRequestHandler):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, directory=str(root), **kwargs)
-
-        def do_GET(self):
-            hits.append(self.path)
-            super().do_GET()
-
-        def log_message(self, *args):
-            pass
-
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True)
-    thread.start()
-    port = httpd.server_address[1]
-    yield SimpleNamespace(root=root, hits=hits, url=lambda name: f"http://127.0.0.1:{port}/{name}")
-    httpd.shutdown()
-    httpd.server_close()
-    thread.join()
-
-
-def make_xlsx(rows) -> bytes:
-    """An .xlsx written by openpyxl: one worksheet, one row per list (``None``: an empty cell)."""
-    openpyxl = pytest.importorskip("openpyxl")
-    book = openpyxl.Workbook()
-    sheet = book.active
-    for row in rows:
-        sheet.append(list(row))
-    buf = io.BytesIO()
-    book.save(buf)
-    return buf.getvalue()
-
-
-def energy_xlsx_from_shared() -> bytes:
-    """The whole energy data set as a spreadsheet laid out like UCI's ENB2012_data.xlsx."""
-    x, y = D.read_energy_csv(shared_file(ENERGY))
-    table = np.hstack([x, y])
-    # integral values as ints, as a spreadsheet stores them (orientation 2, not 2.0)
-    rows = [SHEET_HEADER + [None]] + [
-        [int(v) if v.is_integer() else v for v in row] for row in table.tolist()
-    ]
-    rows += [[None] * 10, [None] * 10]  # trailing empty rows
-    return make_xlsx(rows)
+# helpers (the others are in tests/conftest.py): zip archives like UCI's
 
 
 def zipped(member: str, data: bytes) -> bytes:
@@ -185,14 +112,14 @@ def test_canonical_writer_reproduces_the_shared_energy_file_byte_for_byte():
     assert out == shared_file(ENERGY).read_bytes()
 
 
-def test_env_folder_missing_file_names_folder_and_file(monkeypatch, tmp_path, server):
+def test_env_folder_missing_file_names_folder_and_file(monkeypatch, tmp_path, data_server):
     monkeypatch.setenv(D.DATA_ENV_VAR, str(tmp_path))
     with pytest.raises(DataError) as err:
-        D.load_noc(url=server.url(NOC.filename), cache_dir=tmp_path / "cache")
+        D.load_noc(url=data_server.url(NOC.filename), cache_dir=tmp_path / "cache")
     msg = str(err.value)
     assert f"noc_CM_log.csv is not in the folder {tmp_path} named by BANDIT_ENVS_DATA" in msg
     assert "never downloads" in msg and f"(from {NOC.url})" in msg
-    assert server.hits == [] and not (tmp_path / "cache").exists()
+    assert data_server.hits == [] and not (tmp_path / "cache").exists()
     with pytest.raises(DataError, match=r"converted from .* by `bandit-bench data fetch energy`"):
         D.dataset_path("energy")
 
@@ -221,7 +148,7 @@ def test_env_folder_with_a_good_copy(monkeypatch, tmp_path):
     assert D.dataset_path("noc") == tmp_path / NOC.filename
     # the cache is not consulted in this mode (the energy file is only in the shared folder)
     with pytest.raises(DataError, match="energy_efficiency.csv is not in the folder"):
-        D.dataset_path("energy", cache_dir=Path(_SHARED))
+        D.dataset_path("energy", cache_dir=Path(DATA_FOLDER))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -229,28 +156,28 @@ def test_env_folder_with_a_good_copy(monkeypatch, tmp_path):
 
 
 @needs_data
-def test_download_then_cache_hit(no_env, tmp_path, server):
-    shutil.copy(shared_file(NOC), server.root / NOC.filename)
+def test_download_then_cache_hit(no_env, tmp_path, data_server):
+    shutil.copy(shared_file(NOC), data_server.root / NOC.filename)
     cache = tmp_path / "cache"
-    x, y = D.load_noc(url=server.url(NOC.filename), cache_dir=cache)
-    assert server.hits == [f"/{NOC.filename}"]
+    x, y = D.load_noc(url=data_server.url(NOC.filename), cache_dir=cache)
+    assert data_server.hits == [f"/{NOC.filename}"]
     assert sorted(p.name for p in cache.iterdir()) == [NOC.filename]
     assert (cache / NOC.filename).read_bytes() == shared_file(NOC).read_bytes()
-    x2, y2 = D.load_noc(url=server.url(NOC.filename), cache_dir=cache)
-    assert len(server.hits) == 1  # served from the cache, no second request
+    x2, y2 = D.load_noc(url=data_server.url(NOC.filename), cache_dir=cache)
+    assert len(data_server.hits) == 1  # served from the cache, no second request
     np.testing.assert_array_equal(x, x2)
     np.testing.assert_array_equal(y, y2)
     assert D.dataset_path("noc", cache_dir=cache, download=False) == cache / NOC.filename
 
 
 @needs_data
-def test_download_checksum_mismatch_leaves_nothing(no_env, tmp_path, server):
+def test_download_checksum_mismatch_leaves_nothing(no_env, tmp_path, data_server):
     data = bytearray(shared_file(NOC).read_bytes())
     data[100] = ord("9") if data[100] != ord("9") else ord("8")
-    (server.root / NOC.filename).write_bytes(bytes(data))
+    (data_server.root / NOC.filename).write_bytes(bytes(data))
     cache = tmp_path / "cache"
     with pytest.raises(DataError) as err:
-        D.load_noc(url=server.url(NOC.filename), cache_dir=cache)
+        D.load_noc(url=data_server.url(NOC.filename), cache_dir=cache)
     msg = str(err.value)
     actual = hashlib.sha256(bytes(data)).hexdigest()
     assert f"expected {NOC.sha256}, got {actual}" in msg
@@ -285,9 +212,9 @@ def test_offline_energy_message_explains_the_conversion(no_env, tmp_path):
     assert str(tmp_path / ENERGY.filename) in msg and ENERGY.sha256 in msg
 
 
-def test_http_error_is_reported(no_env, tmp_path, server):
+def test_http_error_is_reported(no_env, tmp_path, data_server):
     with pytest.raises(DataError, match="the server answered 404"):
-        D.dataset_path("noc", url=server.url("missing.csv"), cache_dir=tmp_path / "c")
+        D.dataset_path("noc", url=data_server.url("missing.csv"), cache_dir=tmp_path / "c")
     assert list((tmp_path / "c").iterdir()) == []
 
 
@@ -302,20 +229,20 @@ def test_download_timeout(no_env, tmp_path):
 
 
 @needs_data
-def test_corrupted_cache_file_and_forced_fetch(no_env, tmp_path, server):
-    shutil.copy(shared_file(NOC), server.root / NOC.filename)
+def test_corrupted_cache_file_and_forced_fetch(no_env, tmp_path, data_server):
+    shutil.copy(shared_file(NOC), data_server.root / NOC.filename)
     (tmp_path / NOC.filename).write_text("garbage")
     with pytest.raises(DataError) as err:
-        D.dataset_path("noc", cache_dir=tmp_path, url=server.url(NOC.filename))
+        D.dataset_path("noc", cache_dir=tmp_path, url=data_server.url(NOC.filename))
     msg = str(err.value)
     assert f"the cached file {tmp_path / NOC.filename}" in msg and "Delete it" in msg
-    assert "`bandit-bench data fetch --force noc`" in msg and server.hits == []
+    assert "`bandit-bench data fetch --force noc`" in msg and data_server.hits == []
     with pytest.raises(DataError, match="fetch --force noc"):
-        D.fetch("noc", cache_dir=tmp_path, url=server.url(NOC.filename))
-    path = D.fetch("noc", cache_dir=tmp_path, url=server.url(NOC.filename), force=True)
+        D.fetch("noc", cache_dir=tmp_path, url=data_server.url(NOC.filename))
+    path = D.fetch("noc", cache_dir=tmp_path, url=data_server.url(NOC.filename), force=True)
     assert path.read_bytes() == shared_file(NOC).read_bytes()
     assert D.fetch("noc", cache_dir=tmp_path) == path  # verified copy: no download
-    assert len(server.hits) == 1
+    assert len(data_server.hits) == 1
 
 
 def test_empty_env_var_means_unset(monkeypatch, tmp_path):
@@ -344,12 +271,12 @@ def test_bad_arguments(no_env, kwargs, pattern):
 
 
 @needs_data
-def test_energy_download_from_a_uci_like_zip(no_env, tmp_path, server):
-    (server.root / "energy+efficiency.zip").write_bytes(
+def test_energy_download_from_a_uci_like_zip(no_env, tmp_path, data_server):
+    (data_server.root / "energy+efficiency.zip").write_bytes(
         zipped("ENB2012_data.xlsx", energy_xlsx_from_shared())
     )
     cache = tmp_path / "cache"
-    x, y = D.load_energy(url=server.url("energy+efficiency.zip"), cache_dir=cache)
+    x, y = D.load_energy(url=data_server.url("energy+efficiency.zip"), cache_dir=cache)
     assert (cache / ENERGY.filename).read_bytes() == shared_file(ENERGY).read_bytes()
     assert sorted(p.name for p in cache.iterdir()) == [ENERGY.filename]
     x0, y0 = D.read_energy_csv(shared_file(ENERGY))
@@ -358,27 +285,27 @@ def test_energy_download_from_a_uci_like_zip(no_env, tmp_path, server):
 
 
 @needs_data
-def test_energy_from_a_changed_spreadsheet_is_refused(no_env, tmp_path, server):
+def test_energy_from_a_changed_spreadsheet_is_refused(no_env, tmp_path, data_server):
     x, y = D.read_energy_csv(shared_file(ENERGY))
     rows = [SHEET_HEADER] + np.hstack([x, y])[:-1].tolist()  # one building missing
-    (server.root / "e.zip").write_bytes(zipped("ENB2012_data.xlsx", make_xlsx(rows)))
+    (data_server.root / "e.zip").write_bytes(zipped("ENB2012_data.xlsx", make_xlsx(rows)))
     with pytest.raises(DataError, match=f"expected {ENERGY.sha256}"):
-        D.load_energy(url=server.url("e.zip"), cache_dir=tmp_path / "c")
+        D.load_energy(url=data_server.url("e.zip"), cache_dir=tmp_path / "c")
     assert list((tmp_path / "c").iterdir()) == []
 
 
-def test_energy_zip_without_the_spreadsheet(no_env, tmp_path, server):
-    (server.root / "e.zip").write_bytes(zipped("other.txt", b"hello"))
+def test_energy_zip_without_the_spreadsheet(no_env, tmp_path, data_server):
+    (data_server.root / "e.zip").write_bytes(zipped("other.txt", b"hello"))
     with pytest.raises(DataError, match=r"holds no ENB2012_data.xlsx; its members: \["):
-        D.load_energy(url=server.url("e.zip"), cache_dir=tmp_path / "c")
+        D.load_energy(url=data_server.url("e.zip"), cache_dir=tmp_path / "c")
     bad = make_xlsx(TINY[:2] + [TINY[2][:2] + ["x"] + TINY[2][3:]])
-    (server.root / "e.zip").write_bytes(zipped("ENB2012_data.xlsx", bad))
+    (data_server.root / "e.zip").write_bytes(zipped("ENB2012_data.xlsx", bad))
     pattern = r"energy\+efficiency/ENB2012_data.xlsx in http://127.0.0.1:\d+/e.zip, cell C3"
     with pytest.raises(DataError, match=pattern):
-        D.load_energy(url=server.url("e.zip"), cache_dir=tmp_path / "c")
-    (server.root / "e.zip").write_bytes(b"not a zip at all")
+        D.load_energy(url=data_server.url("e.zip"), cache_dir=tmp_path / "c")
+    (data_server.root / "e.zip").write_bytes(b"not a zip at all")
     with pytest.raises(DataError, match="is not a zip archive nor an .xlsx file"):
-        D.load_energy(url=server.url("e.zip"), cache_dir=tmp_path / "c")
+        D.load_energy(url=data_server.url("e.zip"), cache_dir=tmp_path / "c")
     assert list((tmp_path / "c").iterdir()) == []
 
 
@@ -562,7 +489,7 @@ def test_dataset_status(no_env, tmp_path, monkeypatch):
     assert D.dataset_status("noc", cache_dir=tmp_path).startswith(
         "not usable: bandit_envs.data: the 'noc' data set (noc_CM_log.csv) is not available"
     )
-    monkeypatch.setenv(D.DATA_ENV_VAR, _SHARED)
+    monkeypatch.setenv(D.DATA_ENV_VAR, DATA_FOLDER)
     assert D.dataset_status("noc") == f"ok: {shared_file(NOC)}"
     with pytest.raises(UnknownNameError):
         D.dataset_status("nope")
@@ -580,28 +507,28 @@ def test_present_files_need_neither_optional_library(monkeypatch, tmp_path):
     assert x.shape == (259, 4)
 
 
-def test_a_download_without_pooch_names_the_extra(no_env, tmp_path, monkeypatch, server):
+def test_a_download_without_pooch_names_the_extra(no_env, tmp_path, monkeypatch, data_server):
     monkeypatch.setitem(sys.modules, "pooch", None)
     with pytest.raises(DataError) as err:
-        D.load_noc(url=server.url(NOC.filename), cache_dir=tmp_path / "c")
+        D.load_noc(url=data_server.url(NOC.filename), cache_dir=tmp_path / "c")
     msg = str(err.value)
     assert "downloading the 'noc' data set (noc_CM_log.csv) needs the pooch package" in msg
     assert 'pip install "bandit-envs[data]"' in msg and f"Download {NOC.url}" in msg
-    assert server.hits == [] and not (tmp_path / "c").exists()
+    assert data_server.hits == [] and not (tmp_path / "c").exists()
 
 
-def test_a_conversion_without_openpyxl_names_the_extra(no_env, tmp_path, monkeypatch, server):
-    (server.root / "e.zip").write_bytes(zipped("ENB2012_data.xlsx", b"not read"))
+def test_a_conversion_without_openpyxl_names_the_extra(no_env, tmp_path, monkeypatch, data_server):
+    (data_server.root / "e.zip").write_bytes(zipped("ENB2012_data.xlsx", b"not read"))
     monkeypatch.setitem(sys.modules, "openpyxl", None)
     with pytest.raises(DataError, match=r'openpyxl package.*pip install "bandit-envs\[data\]"'):
-        D.load_energy(url=server.url("e.zip"), cache_dir=tmp_path / "c")
+        D.load_energy(url=data_server.url("e.zip"), cache_dir=tmp_path / "c")
     assert list((tmp_path / "c").iterdir()) == []
 
 
 @needs_data
-def test_downloads_are_size_capped(no_env, tmp_path, server, monkeypatch):
-    shutil.copy(shared_file(NOC), server.root / NOC.filename)
+def test_downloads_are_size_capped(no_env, tmp_path, data_server, monkeypatch):
+    shutil.copy(shared_file(NOC), data_server.root / NOC.filename)
     monkeypatch.setattr(_cache, "MAX_FILE_BYTES", 1000)
     with pytest.raises(DataError, match="sent more than 1000 bytes; this is not the expected"):
-        D.load_noc(url=server.url(NOC.filename), cache_dir=tmp_path / "c")
+        D.load_noc(url=data_server.url(NOC.filename), cache_dir=tmp_path / "c")
     assert list((tmp_path / "c").iterdir()) == []
