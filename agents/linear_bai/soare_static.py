@@ -222,19 +222,9 @@ class XYAllocation(_StaticAllocation):
     N ≤ 32c²d(1+β)log/Δ²_min; can be arbitrarily better than G (App. A).
 
     Args:
-        allocation: ``"greedy"`` (default; the incremental rule of App. C, Eq. 22/26, with the
-            tie-break of :func:`~agents.linear_bai.greedy_allocation.select_greedy`) or
-            ``"design"`` (the continuous optimal design, tracked by Adams' rule after the
-            initialisation: the efficient rounding of App. C).
-        threshold: β preset (:class:`bandit_envs.theory.thresholds.SoareThreshold`): ``"gaussian"``
-            (default, δ-correct for Gaussian noise), ``"paper_fixed"`` (δ-correct, Prop. 1 with
-            the corrected constant), ``"paper"`` (literal Prop. 1; its union bound sums to
-            2.7δ), or ``"constant(b)"`` / a number b — a heuristic, **not δ-correct**.
-        check_growth: spacing of the stopping checks. 0 (default) checks Eq. 11 after every
-            pull, as the paper; g > 0 checks only at ``n_{k+1} = max(n_k + 1, ⌈(1+g) n_k⌉)``
-            (still δ-correct: the threshold's union bound covers every n), which overshoots
-            the stopping time by at most a factor 1 + g and lets the batch path draw all
-            pulls between two checks at once (use e.g. 1e-3 for 10⁶-pull runs).
+        allocation: ``"greedy"`` (default) or ``"design"``, as :class:`GAllocation`.
+        threshold: β preset, as :class:`GAllocation`.
+        check_growth: spacing of the stopping checks, as :class:`GAllocation`.
 
     """
 

@@ -19,6 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from bandit_envs.theory.design import transductive_design
+from bandit_envs.theory.linalg import as_feature_matrix
 
 __all__ = ["linear_best_arm_complexity"]
 
@@ -70,13 +71,7 @@ def linear_best_arm_complexity(
         ValueError: On bad shapes or non-finite values, ``σ < 0``, or a best arm that is not
             unique.
     """
-    x = np.asarray(features, dtype=np.float64)
-    if x.ndim != 2 or x.shape[0] < 1 or x.shape[1] < 1:
-        raise ValueError(
-            f"features is expected to be a 2-D array (K, h) with K, h >= 1. Got shape {x.shape}."
-        )
-    if not np.all(np.isfinite(x)):
-        raise ValueError("features must be finite; it contains NaN or inf.")
+    x = as_feature_matrix(features, min_arms=1)
     th = np.asarray(theta, dtype=np.float64)
     if th.shape != (x.shape[1],):
         raise ValueError(

@@ -18,6 +18,7 @@ from numpy.typing import ArrayLike, NDArray
 
 __all__ = [
     "SingularDesignError",
+    "as_feature_matrix",
     "IncrementalLeastSquares",
     "span_basis",
     "reduce_features",
@@ -42,11 +43,23 @@ class SingularDesignError(np.linalg.LinAlgError):
     """
 
 
-def _as_matrix(name: str, value: ArrayLike) -> FloatArray:
-    """Return ``value`` as a finite 2-D float64 array, or raise ValueError naming ``name``."""
+def as_feature_matrix(
+    value: ArrayLike, name: str = "features", min_arms: int | None = None
+) -> FloatArray:
+    """``value`` as a finite 2-D float64 array ``(K, h)``, or ValueError naming ``name``.
+
+    With ``min_arms``, also require ``K >= min_arms`` rows and ``h >= 1`` columns. The one check of
+    a feature matrix shared by the least-squares helpers, the design solvers and the complexities.
+    """
     arr = np.asarray(value, dtype=np.float64)
-    if arr.ndim != 2:
-        raise ValueError(f"{name} is expected to be a 2-D array (K, h). Got shape {arr.shape}.")
+    if min_arms is None:
+        if arr.ndim != 2:
+            raise ValueError(f"{name} is expected to be a 2-D array (K, h). Got shape {arr.shape}.")
+    elif arr.ndim != 2 or arr.shape[0] < min_arms or arr.shape[1] < 1:
+        bound = "K, h >= 1" if min_arms == 1 else f"K >= {min_arms}, h >= 1"
+        raise ValueError(
+            f"{name} is expected to be a 2-D array (K, h) with {bound}. Got shape {arr.shape}."
+        )
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must be finite; it contains NaN or inf.")
     return arr
@@ -71,7 +84,7 @@ def span_basis(features: ArrayLike, rtol: float = DEFAULT_RTOL) -> FloatArray:
     Raises:
         ValueError: If ``features`` is not a finite 2-D array or ``rtol`` is negative.
     """
-    x = _as_matrix("features", features)
+    x = as_feature_matrix(features)
     if not rtol >= 0.0:
         raise ValueError(f"rtol is expected to be >= 0. Got {rtol!r}.")
     h = x.shape[1]
@@ -99,7 +112,7 @@ def reduce_features(features: ArrayLike) -> tuple[FloatArray, FloatArray]:
         ``(Z, U)`` with ``Z = features @ U`` of shape ``(K, r)`` and ``U`` of shape ``(h, r)``
         from :func:`span_basis`.
     """
-    x = _as_matrix("features", features)
+    x = as_feature_matrix(features)
     u = span_basis(x)
     return x @ u, u
 
@@ -367,7 +380,7 @@ class IncrementalLeastSquares:
         Raises:
             ValueError: On wrong shapes, negative counts or non-finite values.
         """
-        x = _as_matrix("X", X)
+        x = as_feature_matrix(X, "X")
         if x.shape[1] != self._dim:
             raise ValueError(f"X is expected to have {self._dim} columns. Got shape {x.shape}.")
         k = x.shape[0]
@@ -454,7 +467,7 @@ def projected_least_squares(features: ArrayLike, counts: ArrayLike, sums: ArrayL
     Raises:
         ValueError: On wrong shapes, negative counts or non-finite values.
     """
-    x = _as_matrix("features", features)
+    x = as_feature_matrix(features)
     k, h = x.shape
     n = np.asarray(counts, dtype=np.float64)
     if n.shape != (k,):

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from bandit_envs.theory.linalg import reduce_features
+from bandit_envs.theory.linalg import as_feature_matrix, reduce_features
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -47,13 +47,7 @@ class DesignResult:
 
 def check_features(features: ArrayLike) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Validate features and return ``(X, Z, U)`` (reduced coordinates ``Z = X U``)."""
-    x = np.asarray(features, dtype=np.float64)
-    if x.ndim != 2 or x.shape[0] < 1 or x.shape[1] < 1:
-        raise ValueError(
-            f"features is expected to be a 2-D array (K, h) with K, h >= 1. Got shape {x.shape}."
-        )
-    if not np.all(np.isfinite(x)):
-        raise ValueError("features must be finite; it contains NaN or inf.")
+    x = as_feature_matrix(features, min_arms=1)
     z, u = reduce_features(x)
     if z.shape[1] == 0:
         raise ValueError("features are all zero: no design gives any information.")

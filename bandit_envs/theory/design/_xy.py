@@ -20,6 +20,7 @@ from bandit_envs.theory.design._common import (
 from bandit_envs.theory.design._g_optimal import wolfe_atwood
 from bandit_envs.theory.design._pairs import pair_scan, xy_pair_generation
 from bandit_envs.theory.design._transductive import METHODS, transductive_design
+from bandit_envs.theory.linalg import as_feature_matrix
 
 
 def pairwise_differences(features: ArrayLike) -> FloatArray:
@@ -227,14 +228,7 @@ def xy_pair_value(
         ValueError: On bad shapes or non-finite or negative inputs.
         InvalidParameterError: (a ``ValueError``) on a bad ``among``, as :func:`xy_design`.
     """
-    x = np.asarray(features, dtype=np.float64)
-    if x.ndim != 2 or x.shape[0] < 2 or x.shape[1] < 1:
-        raise ValueError(
-            f"features is expected to be a 2-D array (K, h) with K >= 2, h >= 1. Got shape "
-            f"{x.shape}."
-        )
-    if not np.all(np.isfinite(x)):
-        raise ValueError("features must be finite; it contains NaN or inf.")
+    x = as_feature_matrix(features, min_arms=2)
     k = x.shape[0]
     w = np.asarray(weights, dtype=np.float64)
     if w.shape != (k,):
