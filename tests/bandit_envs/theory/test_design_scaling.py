@@ -234,7 +234,7 @@ def test_round_design_heap_path_is_the_sequential_rule(p):
 
 
 def test_round_design_large_support_gives_one_pull_each():
-    # no speed assertion in unit tests: the rounding of large supports belongs in benchmarks/
+    # no speed assertion in unit tests: benchmarks/bench_rounding.py measures the rounding
     w = np.random.default_rng(28).dirichlet(np.ones(20_000))
     counts = round_design(w, 20_000)
     assert counts.sum() == 20_000 and np.all(counts == 1)
