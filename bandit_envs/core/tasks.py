@@ -18,7 +18,7 @@ from bandit_envs.core.problem import Answer, Grade, grade
 from bandit_envs.core.validation import check_matrix, check_nonnegative
 from bandit_envs.errors import InvalidInstanceError, InvalidParameterError
 from bandit_envs.theory import lp
-from bandit_envs.theory.eps_good import eps_good_threshold
+from bandit_envs.theory.eps_good import check_epsilon, threshold_from_best
 from bandit_envs.theory.linalg import span_basis
 from bandit_envs.theory.pareto import complexities, is_eps_pareto_set, pareto_mask, psi_gaps
 
@@ -244,18 +244,7 @@ class AllEpsilonGood(Task):
         tie_tolerance: float = 1e-9,
         hints: Mapping[str, float] | None = None,
     ) -> None:
-        eps = check_nonnegative(epsilon, "epsilon", "AllEpsilonGood")
-        if eps == 0.0:
-            raise InvalidInstanceError(
-                "AllEpsilonGood: epsilon must be > 0 (with epsilon = 0 the best arm sits on the "
-                "threshold and the problem has infinite complexity; use the best-arm task instead)."
-            )
-        if multiplicative and eps > 1.0:
-            raise InvalidInstanceError(
-                f"AllEpsilonGood: the multiplicative definition needs 0 < epsilon <= 1, got "
-                f"{eps!r}."
-            )
-        self.epsilon = eps
+        self.epsilon = check_epsilon(epsilon, multiplicative)
         self.multiplicative = bool(multiplicative)
         self.tie_tolerance = check_nonnegative(tie_tolerance, "tie_tolerance", "AllEpsilonGood")
         self.hints = dict(hints or {})
@@ -275,7 +264,8 @@ class AllEpsilonGood(Task):
 
     def threshold(self, means: np.ndarray) -> float:
         """The threshold ``max μ − ε`` (or ``(1 − ε)·max μ``) of the given means."""
-        return eps_good_threshold(means, self.epsilon, multiplicative=self.multiplicative)
+        top = float(np.max(np.asarray(means, dtype=float)))
+        return threshold_from_best(top, self.epsilon, self.multiplicative)
 
     def true_answer(self, means: np.ndarray) -> Answer:
         """``G_ε``; refuses instances with an arm on the threshold (infinite complexity)."""

@@ -54,7 +54,9 @@ __all__ = [
     "eps_good_gaps",
     "eps_good_glr",
     "eps_good_lower_bound",
+    "check_epsilon",
     "eps_good_threshold",
+    "threshold_from_best",
     "good_mask",
     "unstructured_eps_good_lower_bound",
 ]
@@ -74,8 +76,15 @@ def _means(means: ArrayLike, who: str) -> FloatArray:
     return mu
 
 
-def _check_epsilon(epsilon: object, multiplicative: bool) -> float:
-    """``ε`` as a float, refused as the ``AllEpsilonGood`` task refuses it (same messages)."""
+def check_epsilon(epsilon: object, multiplicative: bool) -> float:
+    """``ε`` as a float: finite, ``> 0``, and ``≤ 1`` with the multiplicative definition.
+
+    The check of the ``AllEpsilonGood`` task, whose messages these are.
+
+    Raises:
+        InvalidParameterError: ``epsilon`` is not a finite float ``>= 0``.
+        InvalidInstanceError: ``epsilon`` is 0, or above 1 with the multiplicative definition.
+    """
     who = "AllEpsilonGood"
     if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real):
         raise InvalidParameterError(f"{who}: epsilon must be a finite float >= 0; got {epsilon!r}.")
@@ -105,9 +114,17 @@ def eps_good_threshold(means: ArrayLike, epsilon: float, *, multiplicative: bool
         InvalidParameterError: ``epsilon`` is not a finite float ``>= 0``.
         InvalidInstanceError: ``epsilon`` is 0, or above 1 with the multiplicative definition.
     """
-    eps = _check_epsilon(epsilon, multiplicative)
-    top = float(np.max(np.asarray(means, dtype=float)))
-    return (1.0 - eps) * top if multiplicative else top - eps
+    eps = check_epsilon(epsilon, multiplicative)
+    return threshold_from_best(float(np.max(np.asarray(means, dtype=float))), eps, multiplicative)
+
+
+def threshold_from_best(best_mean: float, epsilon: float, multiplicative: bool) -> float:
+    """``best_mean − ε``, or ``(1 − ε)·best_mean`` when multiplicative; ``ε`` is not checked.
+
+    The arithmetic of :func:`eps_good_threshold`, for callers that checked ``ε`` once already
+    (the task, whose agents ask for the threshold of their estimates after every pull).
+    """
+    return (1.0 - epsilon) * best_mean if multiplicative else best_mean - epsilon
 
 
 def good_mask(means: ArrayLike, epsilon: float, *, multiplicative: bool = False) -> np.ndarray:
@@ -181,14 +198,14 @@ def eps_good_gaps(means: ArrayLike, epsilon: float, *, multiplicative: bool = Fa
         InvalidInstanceError: multiplicative definition with a best mean ``≤ 0`` (as the task).
     """
     mu = _means(means, "eps_good_gaps")
-    eps = _check_epsilon(epsilon, multiplicative)
+    eps = check_epsilon(epsilon, multiplicative)
     best = int(np.argmax(mu))
     if multiplicative and mu[best] <= 0.0:
         raise InvalidInstanceError(
             f"eps_good_gaps: the multiplicative definition needs a positive best mean; the best "
             f"mean here is {float(mu[best])!r}."
         )
-    thr = float(eps_good_threshold(mu, eps, multiplicative=multiplicative))
+    thr = threshold_from_best(float(np.max(mu)), eps, multiplicative)
     good = mu >= thr
     alpha = float(np.min(mu[good] - thr))
     beta = float(np.min(thr - mu[~good])) if np.any(~good) else math.inf
