@@ -81,10 +81,7 @@ class DesignMemo:
         except KeyError:
             self.misses += 1
             value = compute()
-            size = _nbytes(value)
-            self._data[key] = (value, size)
-            self._bytes += size
-            self._trim()
+            self.put(key, value)
             return value
         self.hits += 1
         self._data.move_to_end(key)

@@ -18,14 +18,15 @@ The module also exposes the building blocks: :func:`phase_constants`, :func:`hed
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
-from collections import OrderedDict
 from typing import Any
 
 import numpy as np
 
 from agents.base import AgentCard, BaseAgent, Heuristic
+from agents.common.design_cache import DesignMemo
 from agents.common.params import Boolean, Choice, Integer, Is
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
@@ -48,9 +49,8 @@ PRESETS: dict[str, dict[str, bool]] = {
     "theory": {"use_ball": True, "shrink_eps": True},
 }
 
-#: phases cached for the batch path: key -> (counts, max pair norm at the end).
-_PHASE_CACHE: OrderedDict[tuple, tuple[np.ndarray, float]] = OrderedDict()
-_PHASE_CACHE_SIZE = 512
+#: phases memoised for the batch path: key -> (counts, max pair norm at the end).
+PHASE_MEMO = DesignMemo(maxsize=512)
 
 
 # --------------------------------------------------------------------------- building blocks
@@ -369,6 +369,12 @@ class _Phase:
         return self.counts - start
 
 
+def _played(phase: _Phase) -> tuple[np.ndarray, float]:
+    """Play a fresh ``phase`` to its end: its pull counts and final max pair norm."""
+    phase.run_to_end()
+    return phase.counts.copy(), phase.max_pair_norm()
+
+
 # --------------------------------------------------------------------------- the agent
 
 
@@ -602,19 +608,13 @@ class PELEG(BaseAgent):
             if phase is None:
                 phase = self._start_phase()
                 key = (*self._key, self._m, tuple(self._active.tolist()))
-                cached = _PHASE_CACHE.get(key)
-                if cached is not None:
-                    _PHASE_CACHE.move_to_end(key)
-                    phase.counts = cached[0].copy()
-                    phase.t = int(cached[0].sum())
-                    phase.qn = np.array([cached[1]])
+                counts, max_norm = PHASE_MEMO.get(key, functools.partial(_played, phase))
+                if not phase.ended:  # memoised: the phase takes the recorded end state
+                    phase.counts = counts.copy()
+                    phase.t = int(counts.sum())
+                    phase.qn = np.array([max_norm])
                     phase.ended = True
-                    return cached[0].copy()
-                counts = phase.run_to_end()
-                _PHASE_CACHE[key] = (phase.counts.copy(), phase.max_pair_norm())
-                if len(_PHASE_CACHE) > _PHASE_CACHE_SIZE:
-                    _PHASE_CACHE.popitem(last=False)
-                return counts
+                return counts.copy()
             if phase.ended:
                 if self._phase_counts.sum() < phase.t:
                     raise AgentProtocolError(
