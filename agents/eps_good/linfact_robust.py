@@ -21,7 +21,7 @@ import numpy as np
 
 from agents.base import AgentCard, Heuristic
 from agents.common.params import Boolean, Choice, Integer, Is, Real
-from agents.eps_good.linfact import DESIGN_TOL, GOptimalRounds, ceil_counts
+from agents.eps_good.linfact import DESIGN_TOL, MAX_ARM_SAMPLES, GOptimalRounds, ceil_counts
 from bandit_envs.core.problem import ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
 from bandit_envs.errors import InvalidParameterError
@@ -199,14 +199,12 @@ class LinFACTMIS(GOptimalRounds):
             self.n_arms * r * (r + 1) / self._require_delta()
         )
         scale = self._sigma2 * 8.0 * factor / max(accuracy * accuracy, _TINY) * log_term
-        counts = ceil_counts(np.minimum(scale * weights, 2.0**50))
+        counts = ceil_counts(np.minimum(scale * weights, MAX_ARM_SAMPLES))
         return np.where(weights > 0, np.maximum(counts, 1), 0)
 
     def _unstructured_counts(self, r: int, accuracy: float) -> np.ndarray:
-        log_term = math.log(2.0 * self.n_arms * r * (r + 1) / self._require_delta())
-        raw = self._sigma2 * 2.0 / max(accuracy * accuracy, _TINY) * log_term
-        per_arm = ceil_counts(np.array([min(raw, 2.0**50)]))
-        return np.full(self._active.size, max(int(per_arm[0]), 1), dtype=np.int64)
+        """Eq. 21 with every active arm weighted 1 (dimension factor 1): no feature is used."""
+        return self._g_counts(r, np.ones(self._active.size), 1.0, accuracy)
 
     def _allocate(self, r: int) -> tuple[np.ndarray, dict]:
         eps_r = 2.0 ** (-r)

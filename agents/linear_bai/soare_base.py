@@ -36,7 +36,7 @@ from agents.linear_bai.greedy_allocation import GramState, initial_arms
 from bandit_envs.core.problem import ProblemSpec
 from bandit_envs.errors import InvalidParameterError
 from bandit_envs.theory.linalg import projected_least_squares, reduce_features
-from bandit_envs.theory.thresholds import SoareThreshold, parse_soare_threshold
+from bandit_envs.theory.thresholds import SOARE_PRESETS, SoareThreshold, parse_soare_threshold
 
 __all__ = [
     "DESIGN_MEMO",
@@ -65,9 +65,7 @@ def _is_constant_preset(value: object) -> bool:
 
 #: the constraint of every ``threshold`` parameter: a preset of :class:`SoareThreshold`.
 THRESHOLD = (
-    Choice("paper", "paper_fixed", "gaussian")
-    | Satisfies(_is_constant_preset, "'constant(b)' with b > 0")
-    | Real(gt=0)
+    Choice(*SOARE_PRESETS) | Satisfies(_is_constant_preset, "'constant(b)' with b > 0") | Real(gt=0)
 )
 
 #: the ``threshold`` values whose stopping rule is not δ-correct (for the agents' cards).
