@@ -1,4 +1,9 @@
-"""Shared test setup: real data sets come from ../shared/data when it exists (never committed).
+"""Shared test setup: where the real data sets come from, and the helpers of the data tests.
+
+The real data sets (never committed) are read from the folder named by ``BANDIT_ENVS_DATA``;
+when it is unset, from a ``shared/data`` folder next to the checkout if there is one, else from
+the library's user cache, which ``bandit-bench data fetch noc energy`` fills. Tests that need a
+data set that is not there are skipped, naming the data set and how to get it; none downloads.
 
 Also the helpers of the data tests (the loader's and ``bandit-bench data``'s): the real-data
 folder, a skip marker when it is absent, spreadsheets written with openpyxl, and a local HTTP
@@ -66,18 +71,36 @@ def soare():
 
 from bandit_envs import data as _data  # noqa: E402  (after BANDIT_ENVS_DATA is set above)
 
-DATA_FOLDER = os.environ.get(_data.DATA_ENV_VAR, "")
-"""The real-data folder the tests read (``BANDIT_ENVS_DATA``), or ``""``."""
+_CACHE = _data.default_cache_dir()
+if not os.environ.get(_data.DATA_ENV_VAR) and all(
+    (_CACHE / d.filename).is_file() for d in _data.DATASETS.values()
+):
+    os.environ[_data.DATA_ENV_VAR] = str(_CACHE)  # `bandit-bench data fetch noc energy` was run
 
-needs_data = pytest.mark.skipif(
-    not (
-        DATA_FOLDER
-        and all((Path(DATA_FOLDER) / d.filename).is_file() for d in _data.DATASETS.values())
-    ),
-    reason=f"real data folder absent: set {_data.DATA_ENV_VAR} to a folder holding "
-    + " and ".join(d.filename for d in _data.DATASETS.values())
-    + " (tests/conftest.py uses ../shared/data when it exists)",
-)
+DATA_FOLDER = os.environ.get(_data.DATA_ENV_VAR, "")
+"""The real-data folder the tests read (``BANDIT_ENVS_DATA``, or the filled cache), or ``""``."""
+
+
+def _missing_data_reason() -> str:
+    """Why the real-data tests skip: which files are missing, where, and how to get them."""
+    where = DATA_FOLDER or f"the cache {_CACHE} ({_data.DATA_ENV_VAR} is unset)"
+    missing = [
+        d
+        for d in _data.DATASETS.values()
+        if not (DATA_FOLDER and Path(DATA_FOLDER, d.filename).is_file())
+    ]
+    if not missing:
+        return ""
+    names = " ".join(d.name for d in missing)
+    files = "; ".join(f"{d.filename} (the {d.name!r} data set, from {d.url})" for d in missing)
+    return (
+        f"needs real data files not in {where}: {files}. Run `bandit-bench data fetch {names}` "
+        f"to download them into the cache, which the tests use when {_data.DATA_ENV_VAR} is "
+        f"unset, or set {_data.DATA_ENV_VAR} to a folder holding them"
+    )
+
+
+needs_data = pytest.mark.skipif(bool(_missing_data_reason()), reason=_missing_data_reason())
 
 
 def shared_file(ds: _data.Dataset) -> Path:

@@ -3,9 +3,13 @@
 * The environment factories document their keywords with Markdown tables and ``## Heading``
   lines (Gymnasium's style, readable in ``help()``); :func:`markdown_blocks_to_rst` turns them
   into RST list tables and rubrics when autodoc renders the docstrings.
-* :func:`write_catalogues` writes ``catalogue/envs.md`` and ``catalogue/agents.md`` from the
-  declarations (the factories' ids, the agents' cards) at every build, so the catalogues can
-  never drift from the code.
+* :func:`catalogue_pages` renders ``catalogue/envs.md`` and ``catalogue/agents.md`` from the
+  declarations (the factories' ids, the agents' cards). The pages are committed, so that they
+  read on GitHub too; ``python docs/scripts/catalogue_pages.py`` rewrites them,
+  ``tests/integration/test_catalogue_pages.py`` fails when they are stale, and so does the build
+  (a warning, fatal under ``-W``) whenever the real data sets are on the machine.
+* :func:`write_api_page` writes the API page (``catalogue/api.rst``, not committed) at every
+  build.
 """
 
 from __future__ import annotations
@@ -97,8 +101,31 @@ def _agent_parameters(cls: type) -> dict[str, Any]:
     return {p.name: p.default for p in params if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)}
 
 
-def write_catalogues(folder: Path) -> None:
-    """Write ``envs.md`` and ``agents.md`` (Markdown, MyST) into ``folder``.
+#: the command that rewrites the committed catalogue pages
+REGENERATE = "python docs/scripts/catalogue_pages.py"
+
+
+def missing_data() -> list[str]:
+    """The real data sets that some id needs and that are not on this machine (never downloads).
+
+    Without them the compatibility matrix cannot build those ids and says "not checked": the
+    pages are then not the ones to commit.
+    """
+    from bandit_envs.data import dataset_path
+    from bandit_envs.errors import DataError
+    from registry.catalogue import ENVS
+
+    missing = []
+    for name in sorted({d for entry in ENVS for d in entry.datasets}):
+        try:
+            dataset_path(name, download=False)
+        except DataError:
+            missing.append(name)
+    return missing
+
+
+def catalogue_pages() -> dict[str, str]:
+    """``{"envs.md": text, "agents.md": text}``: the catalogue pages (Markdown, MyST).
 
     Everything comes from the declarations: each id's ``EnvEntry`` (family, task, summary,
     source, data sets, ``keywords()`` read from the factory's signature, ``default_setting()``),
@@ -107,13 +134,12 @@ def write_catalogues(folder: Path) -> None:
     """
     from registry.catalogue import AGENTS, ENVS, compatibility_matrix
 
-    folder.mkdir(parents=True, exist_ok=True)
     matrix = compatibility_matrix()
     envs = [
         "# Environment catalogue",
         "",
-        "Generated from the factories' declarations (`bandit_envs.envs.env_entries()`) at every "
-        f"build of these docs ({len(ENVS)} ids). Every id is registered with Gymnasium: "
+        f"Generated from the factories' declarations (`bandit_envs.envs.env_entries()`) by "
+        f"`{REGENERATE}` ({len(ENVS)} ids). Every id is registered with Gymnasium: "
         "`gym.make(id, **keywords)`. Keywords marked *required* have no default. Every id also "
         "takes `delta=` (fixed confidence) or `budget=` (fixed budget); without either, it "
         "poses its default setting.",
@@ -142,12 +168,10 @@ def write_catalogues(folder: Path) -> None:
             reason = next((why for (a, e), (ok, why) in matrix.items() if e == entry.id), "")
             envs += [f"**Compatible agents**: {reason or 'none'}", ""]
         envs += [f"Factory: {{py:func}}`{module}.{attr}` (all keywords explained there).", ""]
-    (folder / "envs.md").write_text("\n".join(envs), encoding="utf-8")
-
     agents_md = [
         "# Agent catalogue",
         "",
-        f"Generated from the agent classes' cards at every build ({len(AGENTS)} agents). "
+        f"Generated from the agent classes' cards by `{REGENERATE}` ({len(AGENTS)} agents). "
         "Build one with `registry.make_agent(name, **params)`.",
         "",
     ]
@@ -185,7 +209,28 @@ def write_catalogues(folder: Path) -> None:
             f"Class: {{py:class}}`{entry.entry_point.replace(':', '.')}`.",
             "",
         ]
-    (folder / "agents.md").write_text("\n".join(agents_md), encoding="utf-8")
+    return {"envs.md": "\n".join(envs), "agents.md": "\n".join(agents_md)}
+
+
+def stale_pages(folder: Path) -> list[str]:
+    """The pages of ``folder`` that differ from :func:`catalogue_pages` (or are absent)."""
+    return [
+        name
+        for name, text in catalogue_pages().items()
+        if not (folder / name).is_file() or (folder / name).read_text(encoding="utf-8") != text
+    ]
+
+
+def write_catalogues(folder: Path) -> list[str]:
+    """Write the catalogue pages into ``folder``; return the names of those that changed."""
+    folder.mkdir(parents=True, exist_ok=True)
+    changed = []
+    for name, text in catalogue_pages().items():
+        path = folder / name
+        if not path.is_file() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
+            changed.append(name)
+    return changed
 
 
 #: the sections of the API page: (title, package, what it is).
@@ -264,8 +309,22 @@ def write_api_page(folder: Path) -> None:
 
 
 def _builder_inited(app: Any) -> None:
-    write_catalogues(Path(app.srcdir) / "catalogue")
-    write_api_page(Path(app.srcdir) / "catalogue")
+    from sphinx.util import logging
+
+    logger = logging.getLogger(__name__)
+    folder = Path(app.srcdir) / "catalogue"
+    write_api_page(folder)
+    missing = missing_data()
+    if missing:
+        logger.info(
+            "catalogue pages not checked: the %s data set(s) are not on this machine (set "
+            "BANDIT_ENVS_DATA, or run `bandit-bench data fetch %s`)",
+            ", ".join(missing),
+            " ".join(missing),
+        )
+        return
+    for name in stale_pages(folder):
+        logger.warning("docs/catalogue/%s is out of date: run %s", name, REGENERATE)
 
 
 def setup(app: Any) -> dict[str, Any]:

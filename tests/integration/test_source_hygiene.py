@@ -3,6 +3,9 @@
 * Package code cites the papers (authors, year, algorithm or equation), never the project's
   working documents, which users do not have: no specification sections, no design-document
   sections, no issue numbers, no line numbers of our copies of the paper texts.
+* Nothing else a user reads (tests and their skip messages, docs, examples, benchmarks,
+  experiments, the README) points at those documents or at the folder they sit in beside the
+  checkout: a message names the data set, its source, the cache, the environment variable.
 * No module of the three packages is longer than 800 lines.
 * No module imports a private name (``_name``) of another module: what two modules share is
   public in one of them or lives in a shared module.
@@ -42,6 +45,33 @@ def test_package_code_cites_papers_not_working_documents(path):
         f"{_rel(path)}:{n}: {line.strip()}"
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
         if WORKING_DOCUMENTS.search(line)
+    ]
+    assert not hits, "\n".join(hits)
+
+
+#: the same, and the folder of our working documents and data beside the checkout
+OUR_FOLDERS = re.compile(
+    r"\.\./shared\b|shared/(?:specs|papers|data/README)|spec(?:s/| 00\d)|specification §"
+    r"|DESIGN(?:\.md| §)|\bissues? #?\d+|\bmy note\b"
+)
+#: what a user reads besides the packages (the changelogs record history, this file the rule)
+_USER_FOLDERS = ("tests", "docs", "examples", "benchmarks", "experiments")
+READ_BY_USERS = sorted(
+    p
+    for p in [*(q for d in _USER_FOLDERS for q in (ROOT / d).rglob("*")), ROOT / "README.md"]
+    if p.suffix in {".py", ".md", ".toml", ".txt", ".rst"}
+    and "_build" not in p.parts
+    and p.name not in {"changelog.md", "test_source_hygiene.py"}
+)
+
+
+def test_nothing_a_user_reads_points_at_our_working_files():
+    assert len(READ_BY_USERS) > 50
+    hits = [
+        f"{_rel(path)}:{n}: {line.strip()}"
+        for path in READ_BY_USERS
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if OUR_FOLDERS.search(line)
     ]
     assert not hits, "\n".join(hits)
 

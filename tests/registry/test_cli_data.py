@@ -1,8 +1,9 @@
 """``bandit-bench data info|fetch``: describe the real data sets, fill the cache, exit codes.
 
 There is no network here: ``--url`` downloads are served by a local HTTP server from a pytest
-tmp folder. Tests that need the real files read them from BANDIT_ENVS_DATA (tests/conftest.py
-points it at ../shared/data) and skip, saying why, when that folder is absent.
+tmp folder. Tests that need the real files read them from BANDIT_ENVS_DATA (or the cache once
+``bandit-bench data fetch noc energy`` has filled it, see tests/conftest.py) and skip, saying
+why, when they are absent.
 """
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
 """The real-data loader: registry, BANDIT_ENVS_DATA, the cache, downloads, xlsx and CSV formats.
 
 There is no network here: downloads (pooch) are served by a local HTTP server from a pytest tmp
-folder. Tests that need the real files read them from BANDIT_ENVS_DATA (tests/conftest.py points
-it at ../shared/data) and skip, saying why, when that folder is absent. No data file is in the
-repo. Spreadsheets are written with openpyxl; the tests of the optional libraries make their
-import fail (``sys.modules[name] = None``).
+folder. Tests that need the real files read them from BANDIT_ENVS_DATA (or the cache once
+``bandit-bench data fetch noc energy`` has filled it, see tests/conftest.py) and skip, saying
+why, when they are absent. No data file is in the repo. Spreadsheets are written with
+openpyxl; the tests of the optional libraries make their import fail
+(``sys.modules[name] = None``).
 """
 
 from __future__ import annotations

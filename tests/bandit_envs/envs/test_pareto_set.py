@@ -42,8 +42,10 @@ def data_file(name: str) -> Path:
     path = Path(folder) / name if folder else None
     if path is None or not path.is_file():
         pytest.skip(
-            f"needs {name} in the folder named by BANDIT_ENVS_DATA (currently {folder!r}); "
-            "`bandit-bench data info noc` says where it comes from"
+            f"needs {name} in the folder named by BANDIT_ENVS_DATA (currently {folder!r}): "
+            "`bandit-bench data info` says where each data set comes from, and "
+            "`bandit-bench data fetch noc energy` downloads them into the cache, which the tests "
+            "use when BANDIT_ENVS_DATA is unset"
         )
     return path
 
