@@ -71,8 +71,25 @@ ENVS: tuple[EnvEntry, ...] = env_entries()
 _ENVS_BY_ID = {entry.id: entry for entry in ENVS}
 
 
+def suggestions(name: str, known: list[str], n: int = 3) -> list[str]:
+    """The names of ``known`` that ``name`` may have meant, best first.
+
+    A name that differs only in case is the one suggestion (``"Rage"``: ``["RAGE"]``);
+    otherwise the closest names by :func:`difflib.get_close_matches`, compared without case.
+    """
+    folded = name.casefold()
+    same = [k for k in known if k.casefold() == folded]
+    if same:
+        return same
+    by_fold: dict[str, str] = {}
+    for k in known:
+        by_fold.setdefault(k.casefold(), k)
+    close = difflib.get_close_matches(folded, list(by_fold), n=n, cutoff=0.5)
+    return [by_fold[c] for c in close]
+
+
 def _unknown(kind: str, name: str, known: list[str]) -> UnknownNameError:
-    close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
+    close = suggestions(name, known)
     hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
     return UnknownNameError(f"Unknown {kind} {name!r}.{hint} Known {kind}s: {', '.join(known)}.")
 
@@ -227,5 +244,6 @@ __all__ = [
     "list_envs",
     "make_agent",
     "make_env",
+    "suggestions",
     "unwrap",
 ]

@@ -209,13 +209,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
     print(
         f"ran {result.ran} episode(s), skipped {result.skipped} already finished.", file=sys.stderr
     )
-    print(report(result.records))
-    return 1 if result.errors else 0
+    print(report(result.records, wide=args.wide))
+    return 1 if result.crashed else 0
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
     records = read_results(args.folder)
-    print(report(records, markdown=args.markdown, pool=args.pool))
+    print(report(records, markdown=args.markdown, pool=args.pool, wide=args.wide))
     for path in (args.csv, args.parquet):
         if path is not None:
             print(f"wrote {export(records, path)}", file=sys.stderr)
@@ -408,10 +408,17 @@ def build_parser() -> argparse.ArgumentParser:
     p_run.add_argument("--jobs", type=int, help="worker processes (default: all CPUs)")
     p_run.add_argument("--address", help="Ray cluster address (backend ray)")
     p_run.add_argument("--quiet", action="store_true", help="no progress bar")
+    p_run.add_argument("--wide", action="store_true", help="the full report (see report --wide)")
     p_run.set_defaults(func=_cmd_run)
     p_report = sub.add_parser("report", help="tables of a results folder")
     p_report.add_argument("folder", help="a sweep's results folder")
     p_report.add_argument("--markdown", action="store_true", help="Markdown tables")
+    p_report.add_argument(
+        "--wide",
+        action="store_true",
+        help="every column (sample quantiles, lower bound, interval ends) in one table; the "
+        "default fits 120 columns",
+    )
     p_report.add_argument(
         "--pool",
         action="append",

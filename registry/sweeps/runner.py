@@ -52,9 +52,14 @@ class SweepResult:
     skipped: int
 
     @property
-    def errors(self) -> list[dict[str, Any]]:
-        """The error records."""
+    def crashed(self) -> list[dict[str, Any]]:
+        """The records of the episodes that crashed (``status`` ``"error"``: no answer)."""
         return [r for r in self.records if r.get("status") == "error"]
+
+    @property
+    def errors(self) -> list[dict[str, Any]]:
+        """The same as :attr:`crashed` (the older name; wrong answers are not counted here)."""
+        return self.crashed
 
 
 def sweep(
@@ -151,8 +156,8 @@ def sweep(
                         if bar is not None:
                             bar.update()
                             if record.get("status") == "error":
-                                n_errors = sum(r.get("status") == "error" for r in records)
-                                bar.set_postfix_str(f"errors: {n_errors}")
+                                n_crashed = sum(r.get("status") == "error" for r in records)
+                                bar.set_postfix_str(f"crashed: {n_crashed}")
     finally:
         if bar is not None:
             bar.close()

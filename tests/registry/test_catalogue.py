@@ -51,6 +51,26 @@ def test_make_agent_and_errors():
         registry.make_env("LinearBAI-Soar-v0")
 
 
+@pytest.mark.parametrize(
+    ("kind", "name", "meant"),
+    [
+        ("agent", "Rage", "'RAGE'?"),  # difflib alone suggests 'Racing'
+        ("agent", "gege", "'GEGE'?"),
+        ("agent", "linfactg", "'LinFACTG'?"),
+        ("environment", "linearbai-soare-v0", "'LinearBAI-Soare-v0'?"),
+    ],
+)
+def test_a_name_in_the_wrong_case_suggests_that_name_alone(kind, name, meant):
+    make = registry.make_agent if kind == "agent" else registry.make_env
+    with pytest.raises(UnknownNameError, match=re.escape(f"Did you mean {meant} Known {kind}s")):
+        make(name)
+
+
+def test_misspelt_names_are_matched_without_case():
+    assert registry.catalogue.suggestions("rgae", ["RAGE", "Racing", "Uniform"])[0] == "RAGE"
+    assert registry.catalogue.suggestions("zzzz", ["RAGE"]) == []
+
+
 def test_compatibility():
     ok, why = registry.is_compatible("Uniform", "LinearBAI-Soare-v0")
     assert ok and why == "compatible"

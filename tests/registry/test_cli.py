@@ -54,3 +54,17 @@ def test_run_counts_agents_own_runs(tmp_path, capsys):
     assert "= 4 episodes" in err and "their own runs" in err
     lines = (tmp_path / "out" / "results.jsonl").read_text().splitlines()
     assert len(lines) == 4
+
+
+def test_report_fits_120_columns_and_wide_gives_every_column(tmp_path, capsys):
+    out = tmp_path / "out"
+    args = ["run", "--env", "LinearBAI-Soare-v0", "--env-grid", "omega=0.3,0.5", "--agent"]
+    assert main([*args, "Uniform", "--agent", "LinGapE", "--runs", "3", "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["report", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert max(map(len, text.splitlines())) <= 120 and "crashed" in text
+    assert "samples_q90" not in text
+    assert main(["report", str(out), "--wide"]) == 0
+    wide = capsys.readouterr().out
+    assert "samples_q90" in wide and "lower_bound" in wide and "crashed" in wide
