@@ -24,8 +24,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tqdm.auto import tqdm
-
 from bandit_envs import data as datasets
 from bandit_envs.core.runner import EpisodeResult, run_episode
 from bandit_envs.errors import (
@@ -51,6 +49,7 @@ from registry.config import (
     parse_config,
     validate_settings,
 )
+from registry.progress import Progress
 from registry.reporting import format_table, report, summarize
 from registry.sweeps import BACKENDS, export, read_results, sweep
 
@@ -94,7 +93,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     jobs += [("fixed budget", {"budget": t}) for t in (300, 1000, 3000)]
     start = time.perf_counter()
     rows = []
-    with tqdm(total=len(jobs) * args.seeds, desc="episodes", unit="ep", file=sys.stderr) as bar:
+    with Progress(len(jobs) * args.seeds, desc="episodes", stall=None) as bar:
         for _, kw in jobs:
             env = make_env(env_id, **kw)
             group = []
