@@ -28,6 +28,7 @@ from bandit_envs import data as datasets
 from bandit_envs.core.runner import EpisodeResult, run_episode
 from bandit_envs.errors import (
     DataError,
+    IncompatibleAgentError,
     InvalidParameterError,
     ResultsWriteError,
     UnknownNameError,
@@ -508,7 +509,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))
-    except (ConfigError, UnknownNameError, InvalidParameterError) as exc:
+    except (ConfigError, UnknownNameError, InvalidParameterError, IncompatibleAgentError) as exc:
         print(f"bandit-bench {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except (ResultsWriteError, WorkerLostError) as exc:

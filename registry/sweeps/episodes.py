@@ -19,9 +19,10 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from bandit_envs.core.protocols import compatibility
 from bandit_envs.core.runner import run_episode
-from bandit_envs.errors import InvalidParameterError
-from registry.catalogue import make_agent
+from bandit_envs.errors import IncompatibleAgentError, InvalidParameterError
+from registry.catalogue import HOW_TO_POSE, make_agent, setting_compatibility
 from registry.sweeps.settings import AgentSetting, EnvSetting, agent_settings, env_settings
 
 
@@ -94,6 +95,55 @@ def resolve_agent(name: str, kwargs: Mapping[str, Any]) -> Any:
             obj = getattr(obj, part)
         return obj(**kwargs)
     return make_agent(name, **kwargs)
+
+
+def incompatible_pairs(
+    envs: Sequence[EnvSetting], agents: Sequence[AgentSetting]
+) -> list[tuple[EnvSetting, AgentSetting, str]]:
+    """The (env setting, agent setting) pairs whose agent cannot run on the env, with the reason.
+
+    Every env setting is built (:func:`build_env`) and every agent setting resolved
+    (:func:`resolve_agent`); what they raise propagates. The reason is the runner's (task,
+    setting, structure, outcomes), and says in which setting the agent does run on the id when
+    it does in the other one. Agents that declare no ``capabilities`` are assumed compatible.
+    """
+    out = []
+    built = [resolve_agent(a.name, a.kwargs) for a in agents]
+    for env_setting in envs:
+        spec = build_env(env_setting).unwrapped.problem
+        for agent_setting, agent in zip(agents, built, strict=True):
+            name = agent_setting.label
+            ok, why = compatibility(agent, spec, name)
+            if not ok:
+                others = [
+                    s
+                    for s, (fine, _) in setting_compatibility(agent, spec, name).items()
+                    if fine and s != spec.setting
+                ]
+                if others:
+                    why += f" It runs on this id in {HOW_TO_POSE[others[0]]}."
+                out.append((env_setting, agent_setting, why))
+    return out
+
+
+def check_compatible(envs: Sequence[EnvSetting], agents: Sequence[AgentSetting]) -> None:
+    """Raise :class:`~bandit_envs.IncompatibleAgentError` naming every incompatible pair.
+
+    The message lists each (env setting, agent setting) pair whose agent cannot run on the
+    env, with the reason (:func:`incompatible_pairs`), so that nothing runs when some pairs
+    could only crash.
+    """
+    bad = incompatible_pairs(envs, agents)
+    if bad:
+        lines = [f"  {a.label} on {e.label}: {why}" for e, a, why in bad[:20]]
+        if len(bad) > 20:
+            lines.append(f"  ... and {len(bad) - 20} more pair(s).")
+        raise IncompatibleAgentError(
+            f"{len(bad)} (env setting, agent setting) pair(s) of the sweep cannot run; nothing "
+            f"was run. Remove these agents from those envs (a sweep pairs every env with every "
+            f"agent: split it in two), or pose the envs in the agent's setting:\n"
+            + "\n".join(lines)
+        )
 
 
 _ENV_CACHE: dict[str, Any] = {}
@@ -203,8 +253,10 @@ __all__ = [
     "Episode",
     "Records",
     "build_env",
+    "check_compatible",
     "chunks",
     "episode_seed",
+    "incompatible_pairs",
     "lost_record",
     "plan",
     "resolve_agent",

@@ -22,6 +22,7 @@ from bandit_envs.errors import InvalidParameterError
 from registry.sweeps._pool import run_pool
 from registry.sweeps._ray import run_ray
 from registry.sweeps.episodes import Episode, Records, plan, run_one
+from registry.sweeps.episodes import check_compatible as check_pairs
 from registry.sweeps.results import RESULTS_FILE, ResultsLog
 
 #: the backends :func:`sweep` takes.
@@ -76,6 +77,7 @@ def sweep(
     batch: bool | None = None,
     retry_errors: bool = False,
     progress: bool = True,
+    check_compatible: bool = True,
     fsync_interval: float = 0.2,
 ) -> SweepResult:
     """Run every (env setting, agent setting, run) episode and collect the records.
@@ -95,6 +97,9 @@ def sweep(
         address: Ray cluster address for ``ray.init(address=...)`` (``None``: a local Ray).
         batch: passed to :func:`~bandit_envs.run_episode` (``None``: batch path when offered).
         retry_errors: on resume, run again the episodes whose record is an error.
+        check_compatible: before anything runs, check that every agent setting can run on
+            every env setting (task, setting, structure), and raise if one cannot; with
+            ``False``, such episodes become error records.
         progress: show progress on stderr (:class:`registry.progress.Progress`): a bar with
             ETA on a terminal, a line every 30 s when stderr is a file or a pipe, and a line
             naming the unfinished settings when no episode has finished for a minute.
@@ -111,6 +116,8 @@ def sweep(
             records before are intact and the same call resumes once the cause is fixed.
         CorruptResultsError: ``results.jsonl`` has a bad line before its last one.
         WorkerLostError: (``process``) the workers died twice before starting any episode.
+        IncompatibleAgentError: (``check_compatible``) some pairs cannot run; the message
+            names every such pair and why, and nothing has run.
     """
     if backend not in BACKENDS:
         raise InvalidParameterError(
@@ -120,6 +127,11 @@ def sweep(
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise InvalidParameterError(f"sweep: n_jobs must be an integer >= 1; got {n_jobs!r}.")
     episodes = plan(envs, agents, runs, seed, batch)
+    if check_compatible:
+        check_pairs(
+            list({e.env.label: e.env for e in episodes}.values()),
+            list({e.agent.label: e.agent for e in episodes}.values()),
+        )
     manifest = {
         "envs": sorted({e.env.label for e in episodes}),
         "agents": sorted({e.agent.label for e in episodes}),

@@ -68,3 +68,35 @@ def test_report_fits_120_columns_and_wide_gives_every_column(tmp_path, capsys):
     assert main(["report", str(out), "--wide"]) == 0
     wide = capsys.readouterr().out
     assert "samples_q90" in wide and "lower_bound" in wide and "crashed" in wide
+
+
+def test_run_refuses_incompatible_pairs_before_the_first_episode(tmp_path, capsys):
+    out = tmp_path / "out"
+    code = main(
+        ["run", "--env", "LinearBAI-Soare-v0", "--agent", "RAGE", "--agent", "GEGE"]
+        + ["--agent", "ODLinBAI", "--runs", "2", "--out", str(out), "--backend", "serial"]
+    )
+    assert code == 2 and not out.exists()  # nothing ran, no error records
+    err = capsys.readouterr().err
+    assert "2 (env setting, agent setting) pair(s) cannot run; nothing was run." in err
+    assert (
+        "  GEGE on LinearBAI-Soare-v0: GEGE solves ['pareto_set'], but the problem's task is "
+        "'best_arm'.\n" in err
+    )
+    assert (
+        "  ODLinBAI on LinearBAI-Soare-v0: ODLinBAI runs in ['fixed_budget'], but the problem is "
+        "'fixed_confidence'. It runs on this id in fixed budget" in err
+    )
+    assert "RAGE on" not in err
+    # posed in fixed budget, the same agent runs
+    args = ["run", "--env", "LinearBAI-Soare-v0", "--env-kw", "budget=60", "--agent", "ODLinBAI"]
+    assert main([*args, "--runs", "2", "--out", str(out), "--backend", "serial"]) == 0
+
+
+def test_every_pair_of_a_grid_is_checked(tmp_path, capsys):
+    args = ["run", "--env", "LinearBAI-Soare-v0", "--env-grid", "budget=50,100", "--agent", "RAGE"]
+    assert main([*args, "--out", str(tmp_path / "o"), "--backend", "serial"]) == 2
+    err = capsys.readouterr().err
+    assert "RAGE on LinearBAI-Soare-v0(budget=50): RAGE runs in ['fixed_confidence']" in err
+    assert "RAGE on LinearBAI-Soare-v0(budget=100)" in err
+    assert "It runs on this id in fixed confidence (gym.make(id, delta=...)" in err

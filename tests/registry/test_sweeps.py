@@ -536,3 +536,15 @@ def test_worker_threads_limits_blas_threads_and_restores(monkeypatch):
         assert os.environ["MKL_NUM_THREADS"] == "3"
     assert "OPENBLAS_NUM_THREADS" not in os.environ and "OMP_NUM_THREADS" not in os.environ
     assert os.environ["MKL_NUM_THREADS"] == "3"
+
+
+def test_sweep_refuses_incompatible_pairs_unless_told_to_record_them():
+    from bandit_envs import IncompatibleAgentError
+
+    envs = [{"id": "LinearBAI-Soare-v0", "kwargs": {"budget": 40}}]
+    with pytest.raises(IncompatibleAgentError, match=r"RAGE on LinearBAI-Soare-v0\(budget=40\)"):
+        sweep(envs, ["Uniform", "RAGE"], 2, backend="serial", progress=False)
+    result = sweep(
+        envs, ["Uniform", "RAGE"], 2, backend="serial", progress=False, check_compatible=False
+    )
+    assert [r["error_type"] for r in result.crashed] == ["IncompatibleAgentError"] * 2
