@@ -234,8 +234,16 @@ def setting_compatibility(
     return {s: compatibility(target, _in_setting(spec, s), name) for s in SETTINGS}
 
 
-def _other_setting_note(by_setting: dict[str, tuple[bool, str]], setting: str) -> str:
-    """ " It runs on this id in <other setting>: ..." when it does, else ""."""
+def other_setting_note(by_setting: dict[str, tuple[bool, str]], setting: str) -> str:
+    """The sentence saying how to pose an id so that the agent runs on it, or "".
+
+    Args:
+        by_setting: the agent's verdicts per setting (:func:`setting_compatibility`).
+        setting: the setting in which it does not run.
+
+    Returns:
+        ``" It runs on this id in fixed budget (...)."`` when it runs in another setting.
+    """
     others = [s for s, (ok, _) in by_setting.items() if ok and s != setting]
     return f" It runs on this id in {HOW_TO_POSE[others[0]]}." if others else ""
 
@@ -277,7 +285,7 @@ def _verdict(
             f"got {setting!r}."
         )
     ok, why = by_setting[setting]
-    return ok, why if ok else why + _other_setting_note(by_setting, setting)
+    return ok, why if ok else why + other_setting_note(by_setting, setting)
 
 
 def setting_matrix() -> dict[tuple[str, str], tuple[dict[str, tuple[bool, str]] | str, str]]:
@@ -320,6 +328,7 @@ __all__ = [
     "list_envs",
     "make_agent",
     "make_env",
+    "other_setting_note",
     "setting_compatibility",
     "setting_matrix",
     "suggestions",

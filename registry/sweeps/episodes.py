@@ -22,7 +22,7 @@ import numpy as np
 from bandit_envs.core.protocols import compatibility
 from bandit_envs.core.runner import run_episode
 from bandit_envs.errors import IncompatibleAgentError, InvalidParameterError
-from registry.catalogue import HOW_TO_POSE, make_agent, setting_compatibility
+from registry.catalogue import make_agent, other_setting_note, setting_compatibility
 from registry.sweeps.settings import AgentSetting, EnvSetting, agent_settings, env_settings
 
 
@@ -115,13 +115,8 @@ def incompatible_pairs(
             name = agent_setting.label
             ok, why = compatibility(agent, spec, name)
             if not ok:
-                others = [
-                    s
-                    for s, (fine, _) in setting_compatibility(agent, spec, name).items()
-                    if fine and s != spec.setting
-                ]
-                if others:
-                    why += f" It runs on this id in {HOW_TO_POSE[others[0]]}."
+                by_setting = setting_compatibility(agent, spec, name)
+                why += other_setting_note(by_setting, spec.setting)
                 out.append((env_setting, agent_setting, why))
     return out
 
