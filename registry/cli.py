@@ -41,6 +41,7 @@ from registry.catalogue import (
     list_envs,
     make_agent,
     make_env,
+    suggestions,
     unwrap,
 )
 from registry.config import (
@@ -150,6 +151,37 @@ def _pairs(items: Sequence[str] | None, flag: str, grid: bool) -> dict[str, Any]
     return out
 
 
+def _scoped_pairs(
+    items: Sequence[str] | None, flag: str, grid: bool, agents: Sequence[str]
+) -> dict[str, dict[str, Any]]:
+    """``{agent: {key: value}}`` from ``KEY=VALUE`` (every agent) and ``AGENT:KEY=VALUE`` items.
+
+    ``AGENT`` is one of the ``--agent`` values, a catalogue name or ``module:Class`` (the key
+    is what follows the last colon before ``=``); an item for one agent wins over an item for
+    every agent.
+    """
+    common: dict[str, Any] = {}
+    own: dict[str, dict[str, Any]] = {a: {} for a in agents}
+    for item in items or []:
+        target, sep, value = item.partition("=")
+        agent, colon, key = target.rpartition(":")
+        if not sep or not key:
+            raise ConfigError(f"{flag} takes KEY=VALUE or AGENT:KEY=VALUE; got {item!r}.")
+        parsed = [_value(v) for v in value.split(",")] if grid else _value(value)
+        if not colon:
+            common[key] = parsed
+        elif agent in own:
+            own[agent][key] = parsed
+        else:
+            close = suggestions(agent, list(own))
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            raise ConfigError(
+                f"{flag} {item}: {agent!r} is not an --agent of this run.{hint} Agents: "
+                f"{', '.join(agents)}."
+            )
+    return {a: {**common, **own[a]} for a in agents}
+
+
 def _config_from_args(args: argparse.Namespace) -> SweepConfig:
     if args.config is not None:
         config = load_config(args.config)
@@ -165,12 +197,14 @@ def _config_from_args(args: argparse.Namespace) -> SweepConfig:
             _pairs(args.env_kw, "--env-kw", False),
             _pairs(args.env_grid, "--env-grid", True),
         )
-        agent_kw = _pairs(args.agent_kw, "--agent-kw", False)
-        agent_grid = _pairs(args.agent_grid, "--agent-grid", True)
+        agent_kw = _scoped_pairs(args.agent_kw, "--agent-kw", False, args.agent)
+        agent_grid = _scoped_pairs(args.agent_grid, "--agent-grid", True, args.agent)
         config = parse_config(
             {
                 "env": [{"id": e, "kwargs": env_kw, "grid": env_grid} for e in args.env],
-                "agent": [{"name": a, "kwargs": agent_kw, "grid": agent_grid} for a in args.agent],
+                "agent": [
+                    {"name": a, "kwargs": agent_kw[a], "grid": agent_grid[a]} for a in args.agent
+                ],
             },
             "<flags>",
         )
@@ -375,7 +409,10 @@ def build_parser() -> argparse.ArgumentParser:
         "run",
         help="run a sweep (from a TOML config or from flags); resumes into an existing --out",
         description="Run environments x agents x runs and append every episode to "
-        "DIR/results.jsonl at once. Re-running the same sweep into the same folder resumes it.",
+        "DIR/results.jsonl at once. Re-running the same sweep into the same folder resumes it. "
+        "Every (env, agent) pair is checked before the first episode: an agent that cannot run "
+        "on an env (task, setting, structure) stops the command with exit code 2. Your own "
+        "agent: --agent module:Class, run from the folder that holds module.py.",
     )
     p_run.add_argument("config", nargs="?", help="a TOML sweep configuration (experiments/*.toml)")
     p_run.add_argument("--env", action="append", help="an environment id (repeatable)")
@@ -391,15 +428,27 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="KEY=V1,V2",
         help="a grid axis of gym.make keywords, e.g. delta=0.05,0.01",
     )
-    p_run.add_argument("--agent", action="append", help="an agent name (repeatable)")
+    p_run.add_argument(
+        "--agent",
+        action="append",
+        metavar="NAME",
+        help="an agent (repeatable): a catalogue name (bandit-bench list), or module:Class for "
+        "a class of your own, imported as python -m would (the current directory first), "
+        "e.g. my_agents:MyAgent for class MyAgent in ./my_agents.py",
+    )
     p_run.add_argument(
         "--agent-kw",
         action="append",
-        metavar="KEY=VALUE",
-        help="a fixed agent parameter (repeatable)",
+        metavar="[AGENT:]KEY=VALUE",
+        help="a fixed agent parameter (repeatable); AGENT:KEY=VALUE sets it for that --agent "
+        "only, e.g. LinGapE:epsilon=0.1 or my_agents:MyAgent:alpha=0.5; KEY=VALUE for every "
+        "agent",
     )
     p_run.add_argument(
-        "--agent-grid", action="append", metavar="KEY=V1,V2", help="a grid axis of agent parameters"
+        "--agent-grid",
+        action="append",
+        metavar="[AGENT:]KEY=V1,V2",
+        help="a grid axis of agent parameters, for one agent (AGENT:) or every agent",
     )
     p_run.add_argument("--runs", type=int, help="episodes per (env, agent) setting")
     p_run.add_argument("--seed", type=int, help="the sweep seed (default 0)")
@@ -504,9 +553,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _import_from_cwd() -> None:
+    """Put the current directory first on ``sys.path``, as ``python -m`` does.
+
+    Then ``--agent my_agents:MyAgent`` imports ``./my_agents.py`` whether the command was
+    started as ``bandit-bench`` (a console script, whose ``sys.path`` starts with its own
+    folder) or as ``python -m registry.cli``. Worker processes inherit ``sys.path``.
+    """
+    cwd = os.getcwd()
+    if not any(os.path.abspath(entry or os.curdir) == cwd for entry in sys.path):
+        sys.path.insert(0, cwd)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``bandit-bench``."""
     args = build_parser().parse_args(argv)
+    _import_from_cwd()
     try:
         return int(args.func(args))
     except (ConfigError, UnknownNameError, InvalidParameterError, IncompatibleAgentError) as exc:

@@ -305,12 +305,18 @@ def report(
     :data:`REPORT_WIDTH` columns (one table per environment when the labels are long);
     ``wide=True`` gives every column (:data:`REPORT_COLUMNS`: quantiles of the samples, the
     lower bound, the interval's ends) in one table. ``pool`` names env keywords to pool over
-    (see :func:`summarize`). An ``f1_mean`` column is added when the task reports F1.
+    (see :func:`summarize`). An ``f1_mean`` column is added when the task reports F1 (in the
+    compact table, when it differs from 1 − error rate, i.e. for set-valued answers).
     ``crashed`` counts episodes that raised (no answer); wrong answers are ``error_rate``.
     """
     dicts = [_as_dict(r) for r in records]
     rows = [_display(r) for r in summarize(dicts, pool=pool)]
-    with_f1 = any(F1_COLUMN in r for r in rows)
+    if wide or markdown:
+        with_f1 = any(F1_COLUMN in r for r in rows)
+    else:  # only when it says more than the error rate (set-valued answers)
+        with_f1 = any(
+            abs(r[F1_COLUMN] + r["error_rate"] - 1) > 1e-9 for r in rows if F1_COLUMN in r
+        )
     fc = [r for r in rows if r.get("delta") is not None]
     fb = [r for r in rows if r.get("budget") is not None]
 

@@ -12,6 +12,7 @@ import dataclasses
 import hashlib
 import importlib
 import json
+import os
 import traceback
 from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from typing import Any
@@ -89,12 +90,45 @@ def resolve_agent(name: str, kwargs: Mapping[str, Any]) -> Any:
         kwargs: the agent's parameters.
     """
     if ":" in name:
-        module, _, attr = name.partition(":")
-        obj: Any = importlib.import_module(module)
-        for part in attr.split("."):
-            obj = getattr(obj, part)
-        return obj(**kwargs)
+        return load_agent_class(name)(**kwargs)
     return make_agent(name, **kwargs)
+
+
+def load_agent_class(ref: str) -> Any:
+    """The class named by ``"module:Class"`` (``Class`` may be dotted: ``"mod:Outer.Inner"``).
+
+    The module is imported with :func:`importlib.import_module`, so it is found on
+    ``sys.path``; ``bandit-bench`` puts the current directory first on it, as ``python -m``
+    does, so ``my_agents:MyAgent`` finds ``./my_agents.py``.
+
+    Raises:
+        InvalidParameterError: the reference is malformed, the module cannot be found, or it
+            has no such attribute; the message says which, and where modules are looked for.
+    """
+    module, _, attr = ref.partition(":")
+    if not module or not attr or ":" in attr:
+        raise InvalidParameterError(
+            f"agent {ref!r}: a class of your own is written 'module:Class', e.g. "
+            f"'my_agents:MyAgent' for class MyAgent in my_agents.py."
+        )
+    try:
+        obj: Any = importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name is None or not module.startswith(exc.name):
+            raise  # the module was found; something it imports is missing
+        raise InvalidParameterError(
+            f"agent {ref!r}: no module named {exc.name!r} (looked in the current directory "
+            f"{os.getcwd()} and the installed packages). Run the command from the folder that "
+            f"holds {module.replace('.', '/')}.py, or add its folder to PYTHONPATH."
+        ) from None
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise InvalidParameterError(
+                f"agent {ref!r}: {getattr(obj, '__name__', module)} has no attribute {part!r} "
+                f"(defined in {getattr(obj, '__file__', '?')})."
+            )
+        obj = getattr(obj, part)
+    return obj
 
 
 def incompatible_pairs(
@@ -252,6 +286,7 @@ __all__ = [
     "chunks",
     "episode_seed",
     "incompatible_pairs",
+    "load_agent_class",
     "lost_record",
     "plan",
     "resolve_agent",

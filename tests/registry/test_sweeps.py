@@ -402,6 +402,13 @@ def test_default_report_fits_120_columns_and_wide_has_every_column(env_label, ag
     assert text.count("     0.1  ") == wide.count("     0.1  ") == 6
 
 
+def test_compact_report_shows_f1_only_when_it_says_more_than_the_error_rate():
+    single = [dict(r, f1=float(r["correct"])) for r in _records(1, 1, 10, "E", "A")]
+    assert "f1_mean" not in report(single) and "f1_mean" in report(single, wide=True)
+    partial = [dict(r, f1=0.5 if not r["correct"] else 1.0) for r in single]
+    assert "f1_mean" in report(partial)
+
+
 def test_report_groups_crashes_and_wraps_them():
     crashes = [
         dict(
