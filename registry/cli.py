@@ -15,7 +15,6 @@ resumes).
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 import os
 import sys
@@ -35,10 +34,6 @@ from bandit_envs.errors import (
     WorkerLostError,
 )
 from registry.catalogue import (
-    AGENTS,
-    compatibility_matrix,
-    env_entry,
-    list_envs,
     make_agent,
     make_env,
     suggestions,
@@ -57,30 +52,14 @@ from registry.sweeps import BACKENDS, export, read_results, sweep
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
-    print("Environments (gym.make(id, delta=...) or gym.make(id, budget=...)):")
-    for env_id in list_envs():
-        entry = env_entry(env_id)
-        keywords = ", ".join(
-            f"{k}={'(required)' if v is inspect.Parameter.empty else repr(v)}"
-            for k, v in entry.keywords().items()
+    from registry.listing import Filters, render
+
+    filters = Filters(family=args.family, task=args.task, setting=args.setting)
+    print(
+        render(
+            filters, agents=_names(args.agent) or (), envs=_names(args.env) or (), long=args.long
         )
-        setting = ", ".join(f"{k}={v}" for k, v in entry.default_setting().items())
-        print(f"  {env_id:<24} {entry.summary}")
-        print(f"  {'':<24} keywords: {keywords}; default setting: {setting}")
-        print(f"  {'':<24} source: {entry.source}")
-    print("\nAgents (registry.make_agent(name, **params)):")
-    for agent_entry in AGENTS:
-        caps = agent_entry.capabilities
-        print(f"  {agent_entry.name:<24} {agent_entry.summary}")
-        print(
-            f"  {'':<24} tasks: {', '.join(sorted(caps.tasks))}; settings: "
-            f"{', '.join(sorted(caps.settings))}; structure: {', '.join(sorted(caps.structures))}"
-            f"{'; ORACLE' if caps.oracle else ''}"
-        )
-    print("\nCompatibility (agent x env):")
-    for (agent, env_id), (ok, why) in compatibility_matrix().items():
-        verdict = "yes" if ok else (why if why.startswith("not checked") else "no: " + why)
-        print(f"  {agent:<12} {env_id:<24} {verdict}")
+    )
     return 0
 
 
@@ -403,7 +382,33 @@ def build_parser() -> argparse.ArgumentParser:
         description="Benchmarks for pure-exploration bandits: environments, agents, demo.",
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    p_list = sub.add_parser("list", help="list environments, agents and their compatibility")
+    p_list = sub.add_parser(
+        "list",
+        help="environments, agents and which runs on which (filters; one agent or id in detail)",
+        description="Without options: every id (task, default setting), every agent (tasks, "
+        "settings, structures) and a compatibility matrix (agents x ids, in each id's default "
+        "setting). --agent NAME shows an agent's paper, parameters with defaults and "
+        "constraints, and the ids it runs on; --env ID an id's keywords, defaults and agents.",
+    )
+    p_list.add_argument(
+        "--agent",
+        action="append",
+        metavar="NAME",
+        help="describe this agent: a catalogue name or module:Class (repeatable, A,B)",
+    )
+    p_list.add_argument(
+        "--env", action="append", metavar="ID", help="describe this id (repeatable, A,B)"
+    )
+    p_list.add_argument("--family", help="only this problem family, e.g. 'linear best arm'")
+    p_list.add_argument("--task", help="only this task, e.g. best_arm, pareto_set")
+    p_list.add_argument(
+        "--setting",
+        help="only agents of this setting (fixed_confidence or fixed_budget; also "
+        "'confidence', 'budget'); the matrix then says which run with the id posed in it",
+    )
+    p_list.add_argument(
+        "--long", action="store_true", help="also describe every listed id and agent in full"
+    )
     p_list.set_defaults(func=_cmd_list)
     p_run = sub.add_parser(
         "run",
@@ -574,6 +579,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ConfigError, UnknownNameError, InvalidParameterError, IncompatibleAgentError) as exc:
         print(f"bandit-bench {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader went away (bandit-bench list | head): not an error
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     except (ResultsWriteError, WorkerLostError) as exc:
         print(
             f"bandit-bench {args.command}: stopped: {exc}\nThe finished episodes are kept; "

@@ -12,21 +12,24 @@ from registry.cli import main
 
 
 def test_list(capsys):
+    """The overview; each id's keywords and defaults are in its view (see also test_listing)."""
     assert main(["list"]) == 0
     out = capsys.readouterr().out
     assert "LinearBAI-Soare-v0" in out and "Uniform" in out and "Compatibility" in out
-    # every id with its keywords and their defaults (from the factory's signature) and its
-    # default setting, as the factory declares them
-    assert "keywords: d=2, omega=0.1, scale=2.0, sigma=1.0; default setting: delta=0.05" in out
-    assert "default setting: budget=40000" in out  # a fixed-budget id (ConstrainedMixed)
+    assert main(["list", "--env", "LinearBAI-Soare-v0"]) == 0
+    out = capsys.readouterr().out
+    assert "    d      2\n    omega  0.1\n    scale  2.0\n    sigma  1.0\n" in out
+    assert "default setting: delta=0.05 (fixed confidence)" in out
+    assert main(["list", "--env", "ConstrainedMixed-Table1-v0"]) == 0
+    assert "default setting: budget=40000 (fixed budget)" in capsys.readouterr().out
     for entry in ENVS:
-        keywords = ", ".join(
-            f"{k}={'(required)' if v is inspect.Parameter.empty else repr(v)}"
-            for k, v in entry.keywords().items()
-        )
+        assert main(["list", "--env", entry.id]) == 0
+        out = capsys.readouterr().out
         setting = ", ".join(f"{k}={v}" for k, v in entry.default_setting().items())
-        assert f"  {entry.id:<24} {entry.summary}\n" in out
-        assert f"keywords: {keywords}; default setting: {setting}\n" in out, entry.id
+        assert f"default setting: {setting} (" in out, entry.id
+        for key, value in entry.keywords().items():
+            shown = "(required)" if value is inspect.Parameter.empty else repr(value)
+            assert f"\n    {key}" in out and f"  {shown}\n" in out, (entry.id, key)
 
 
 def test_demo_small(capsys):
