@@ -461,7 +461,12 @@ def build_parser() -> argparse.ArgumentParser:
     p_run.add_argument("--backend", choices=list(BACKENDS), help="default: process")
     p_run.add_argument("--jobs", type=int, help="worker processes (default: all CPUs)")
     p_run.add_argument("--address", help="Ray cluster address (backend ray)")
-    p_run.add_argument("--quiet", action="store_true", help="no progress bar")
+    p_run.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress on stderr (by default: a bar on a terminal, a line every 30 s in a "
+        "log, and a line naming what runs when no episode finished for a minute)",
+    )
     p_run.add_argument("--wide", action="store_true", help="the full report (see report --wide)")
     p_run.set_defaults(func=_cmd_run)
     p_report = sub.add_parser("report", help="tables of a results folder")

@@ -80,6 +80,8 @@ class Progress:
         self._start = self._last_line = self._last_update = time.monotonic()
         self._initial = initial
         self._postfix = ""
+        self._last_n = -1
+        self._closed = False
         self._lock = threading.Lock()
         self._bar: Any = None
         if bar if bar is not None else is_interactive(self.file):
@@ -110,7 +112,7 @@ class Progress:
                 if postfix is not None:
                     self._bar.set_postfix_str(postfix, refresh=False)
                 self._bar.update(n)
-            elif now - self._last_line >= self.interval:
+            elif not self._closed and now - self._last_line >= self.interval:
                 self._line()
 
     def write(self, text: str) -> None:
@@ -129,9 +131,10 @@ class Progress:
             if self._bar is not None:
                 self._bar.close()
                 self._bar = None
-            elif self._last_line != -1.0:
-                self._line()
-                self._last_line = -1.0  # closed: no more lines
+            elif not self._closed:
+                if self.n != self._last_n:  # the last state, unless the last line said it
+                    self._line()
+                self._closed = True
 
     def __enter__(self) -> Progress:
         return self
@@ -155,7 +158,7 @@ class Progress:
         if self._postfix:
             text += f"; {self._postfix}"
         print(text, file=self.file, flush=True)
-        self._last_line = now
+        self._last_line, self._last_n = now, self.n
 
     def _watchdog(self) -> None:
         """Every few seconds: if nothing finished for ``stall`` seconds, say what is running."""

@@ -28,6 +28,12 @@ def test_a_file_gets_a_few_plain_lines_not_a_bar():
     assert lines[1].startswith("episodes: 1000/1000 (100%)") and "\r" not in log.getvalue()
 
 
+def test_nothing_to_do_is_one_line():
+    log = io.StringIO()
+    Progress(5, initial=5, file=log, stall=None).close()
+    assert log.getvalue() == "episodes: 5/5 (100%), 0 s elapsed\n"
+
+
 def test_plain_lines_are_rate_limited_and_say_the_time_left():
     log = io.StringIO()
     start = time.monotonic()
