@@ -151,8 +151,7 @@ def overview(filters: Filters, matrix: Verdicts) -> str:
     agents = [
         a
         for a in AGENTS
-        if filters.agent_ok(a.capabilities)
-        and (filters.family is None or filters.task is not None or runs_somewhere(a.name))
+        if filters.agent_ok(a.capabilities) and (filters.family is None or runs_somewhere(a.name))
     ]
     if not envs and not agents:
         return "Nothing matches these filters."
@@ -210,7 +209,8 @@ def _matrix_lines(
             if not filters.setting
             else ""
         )
-        + f"{NO} does not run; {UNCHECKED} not checked, the id's data set is absent; -Custom-v0 "
+        + f"{NO} does not run; {UNCHECKED} not checked, the id's data set is absent (bandit-bench "
+        "data fetch); -Custom-v0 "
         "ids take the agents of their task):",
     ]
     lines = [_wrap(lines[0], "", "")]

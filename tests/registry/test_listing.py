@@ -90,6 +90,8 @@ def test_filters_narrow_ids_agents_and_matrix(capsys):
     assert code == 0 and set(_matrix_rows(out)) == {
         a.name for a in AGENTS if "pareto_set" in a.capabilities.tasks
     }
+    code, out, _ = _list(capsys, "--family", "linear best arm", "--task", "pareto_set")
+    assert code == 0 and out == "Nothing matches these filters.\n"
     code, _, err = _list(capsys, "--family", "linear")
     assert code == 2
     assert "no family 'linear'. Did you mean 'linear best arm' or 'generalized linear'?" in err
@@ -171,3 +173,16 @@ def test_long_describes_every_selected_id_and_agent(capsys):
     assert out.count("\n  family: constrained best mixed arm; task: constrained_mixed") == 5
     for name in ("SFSR", "SFSRL", "USLP"):
         assert f"\n{name}: " in out
+
+
+def test_ids_without_their_data_set_are_marked_not_checked(capsys, monkeypatch, tmp_path):
+    from bandit_envs import data
+
+    monkeypatch.setenv(data.DATA_ENV_VAR, str(tmp_path))  # an empty data folder
+    code, out, _ = _list(capsys, "--task", "pareto_set")
+    assert code == 0
+    rows = _matrix_rows(out)
+    assert rows["GEGE"]["LinearPSI-NoC-v0"] == "?" and rows["GEGE"]["LinearPSI-Synthetic-v0"] == "Y"
+    code, out, _ = _list(capsys, "--env", "LinearPSI-NoC-v0")
+    assert code == 0
+    assert "agents: not checked: needs the noc data set (set BANDIT_ENVS_DATA, or run" in out
