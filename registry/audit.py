@@ -38,7 +38,6 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import inspect
 import sys
 import time
@@ -49,7 +48,14 @@ from typing import Any
 from agents.common.params import is_number
 from bandit_envs.core.protocols import compatibility
 from bandit_envs.errors import DataError, InvalidParameterError, UnknownNameError
-from registry.catalogue import agent_entry, env_entry, list_agents, make_env, unwrap
+from registry.catalogue import (
+    agent_entry,
+    env_entry,
+    list_agents,
+    make_env,
+    suggestions,
+    unwrap,
+)
 from registry.reporting import clopper_pearson, format_table
 from registry.sweeps import AgentSetting, sweep
 
@@ -347,7 +353,7 @@ def _pick_instances(envs: Iterable[str] | None) -> list[EasyInstance]:
         found = [i for i in EASY_INSTANCES if key in (i.name, i.env_id)]
         if not found:
             known = [i.name for i in EASY_INSTANCES] + sorted({i.env_id for i in EASY_INSTANCES})
-            close = difflib.get_close_matches(key, known, n=3, cutoff=0.5)
+            close = suggestions(key, known)
             hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
             raise UnknownNameError(
                 f"audit: no easy instance named {key!r} and no env id with one.{hint} Known: "

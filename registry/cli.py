@@ -15,7 +15,6 @@ resumes).
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 import os
 import sys
@@ -24,24 +23,20 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tqdm.auto import tqdm
-
 from bandit_envs import data as datasets
 from bandit_envs.core.runner import EpisodeResult, run_episode
 from bandit_envs.errors import (
     DataError,
+    IncompatibleAgentError,
     InvalidParameterError,
     ResultsWriteError,
     UnknownNameError,
     WorkerLostError,
 )
 from registry.catalogue import (
-    AGENTS,
-    compatibility_matrix,
-    env_entry,
-    list_envs,
     make_agent,
     make_env,
+    suggestions,
     unwrap,
 )
 from registry.config import (
@@ -51,35 +46,20 @@ from registry.config import (
     parse_config,
     validate_settings,
 )
+from registry.progress import Progress
 from registry.reporting import format_table, report, summarize
 from registry.sweeps import BACKENDS, export, read_results, sweep
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
-    print("Environments (gym.make(id, delta=...) or gym.make(id, budget=...)):")
-    for env_id in list_envs():
-        entry = env_entry(env_id)
-        keywords = ", ".join(
-            f"{k}={'(required)' if v is inspect.Parameter.empty else repr(v)}"
-            for k, v in entry.keywords().items()
+    from registry.listing import Filters, render
+
+    filters = Filters(family=args.family, task=args.task, setting=args.setting)
+    print(
+        render(
+            filters, agents=_names(args.agent) or (), envs=_names(args.env) or (), long=args.long
         )
-        setting = ", ".join(f"{k}={v}" for k, v in entry.default_setting().items())
-        print(f"  {env_id:<24} {entry.summary}")
-        print(f"  {'':<24} keywords: {keywords}; default setting: {setting}")
-        print(f"  {'':<24} source: {entry.source}")
-    print("\nAgents (registry.make_agent(name, **params)):")
-    for agent_entry in AGENTS:
-        caps = agent_entry.capabilities
-        print(f"  {agent_entry.name:<24} {agent_entry.summary}")
-        print(
-            f"  {'':<24} tasks: {', '.join(sorted(caps.tasks))}; settings: "
-            f"{', '.join(sorted(caps.settings))}; structure: {', '.join(sorted(caps.structures))}"
-            f"{'; ORACLE' if caps.oracle else ''}"
-        )
-    print("\nCompatibility (agent x env):")
-    for (agent, env_id), (ok, why) in compatibility_matrix().items():
-        verdict = "yes" if ok else (why if why.startswith("not checked") else "no: " + why)
-        print(f"  {agent:<12} {env_id:<24} {verdict}")
+    )
     return 0
 
 
@@ -94,7 +74,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     jobs += [("fixed budget", {"budget": t}) for t in (300, 1000, 3000)]
     start = time.perf_counter()
     rows = []
-    with tqdm(total=len(jobs) * args.seeds, desc="episodes", unit="ep", file=sys.stderr) as bar:
+    with Progress(len(jobs) * args.seeds, desc="episodes", stall=None) as bar:
         for _, kw in jobs:
             env = make_env(env_id, **kw)
             group = []
@@ -150,6 +130,37 @@ def _pairs(items: Sequence[str] | None, flag: str, grid: bool) -> dict[str, Any]
     return out
 
 
+def _scoped_pairs(
+    items: Sequence[str] | None, flag: str, grid: bool, agents: Sequence[str]
+) -> dict[str, dict[str, Any]]:
+    """``{agent: {key: value}}`` from ``KEY=VALUE`` (every agent) and ``AGENT:KEY=VALUE`` items.
+
+    ``AGENT`` is one of the ``--agent`` values, a catalogue name or ``module:Class`` (the key
+    is what follows the last colon before ``=``); an item for one agent wins over an item for
+    every agent.
+    """
+    common: dict[str, Any] = {}
+    own: dict[str, dict[str, Any]] = {a: {} for a in agents}
+    for item in items or []:
+        target, sep, value = item.partition("=")
+        agent, colon, key = target.rpartition(":")
+        if not sep or not key:
+            raise ConfigError(f"{flag} takes KEY=VALUE or AGENT:KEY=VALUE; got {item!r}.")
+        parsed = [_value(v) for v in value.split(",")] if grid else _value(value)
+        if not colon:
+            common[key] = parsed
+        elif agent in own:
+            own[agent][key] = parsed
+        else:
+            close = suggestions(agent, list(own))
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            raise ConfigError(
+                f"{flag} {item}: {agent!r} is not an --agent of this run.{hint} Agents: "
+                f"{', '.join(agents)}."
+            )
+    return {a: {**common, **own[a]} for a in agents}
+
+
 def _config_from_args(args: argparse.Namespace) -> SweepConfig:
     if args.config is not None:
         config = load_config(args.config)
@@ -165,12 +176,14 @@ def _config_from_args(args: argparse.Namespace) -> SweepConfig:
             _pairs(args.env_kw, "--env-kw", False),
             _pairs(args.env_grid, "--env-grid", True),
         )
-        agent_kw = _pairs(args.agent_kw, "--agent-kw", False)
-        agent_grid = _pairs(args.agent_grid, "--agent-grid", True)
+        agent_kw = _scoped_pairs(args.agent_kw, "--agent-kw", False, args.agent)
+        agent_grid = _scoped_pairs(args.agent_grid, "--agent-grid", True, args.agent)
         config = parse_config(
             {
                 "env": [{"id": e, "kwargs": env_kw, "grid": env_grid} for e in args.env],
-                "agent": [{"name": a, "kwargs": agent_kw, "grid": agent_grid} for a in args.agent],
+                "agent": [
+                    {"name": a, "kwargs": agent_kw[a], "grid": agent_grid[a]} for a in args.agent
+                ],
             },
             "<flags>",
         )
@@ -209,13 +222,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
     print(
         f"ran {result.ran} episode(s), skipped {result.skipped} already finished.", file=sys.stderr
     )
-    print(report(result.records))
-    return 1 if result.errors else 0
+    print(report(result.records, wide=args.wide))
+    return 1 if result.crashed else 0
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
     records = read_results(args.folder)
-    print(report(records, markdown=args.markdown, pool=args.pool))
+    print(report(records, markdown=args.markdown, pool=args.pool, wide=args.wide))
     for path in (args.csv, args.parquet):
         if path is not None:
             print(f"wrote {export(records, path)}", file=sys.stderr)
@@ -369,13 +382,42 @@ def build_parser() -> argparse.ArgumentParser:
         description="Benchmarks for pure-exploration bandits: environments, agents, demo.",
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    p_list = sub.add_parser("list", help="list environments, agents and their compatibility")
+    p_list = sub.add_parser(
+        "list",
+        help="environments, agents and which runs on which (filters; one agent or id in detail)",
+        description="Without options: every id (task, default setting), every agent (tasks, "
+        "settings, structures) and a compatibility matrix (agents x ids, in each id's default "
+        "setting). --agent NAME shows an agent's paper, parameters with defaults and "
+        "constraints, and the ids it runs on; --env ID an id's keywords, defaults and agents.",
+    )
+    p_list.add_argument(
+        "--agent",
+        action="append",
+        metavar="NAME",
+        help="describe this agent: a catalogue name or module:Class (repeatable, A,B)",
+    )
+    p_list.add_argument(
+        "--env", action="append", metavar="ID", help="describe this id (repeatable, A,B)"
+    )
+    p_list.add_argument("--family", help="only this problem family, e.g. 'linear best arm'")
+    p_list.add_argument("--task", help="only this task, e.g. best_arm, pareto_set")
+    p_list.add_argument(
+        "--setting",
+        help="only agents of this setting (fixed_confidence or fixed_budget; also "
+        "'confidence', 'budget'); the matrix then says which run with the id posed in it",
+    )
+    p_list.add_argument(
+        "--long", action="store_true", help="also describe every listed id and agent in full"
+    )
     p_list.set_defaults(func=_cmd_list)
     p_run = sub.add_parser(
         "run",
         help="run a sweep (from a TOML config or from flags); resumes into an existing --out",
         description="Run environments x agents x runs and append every episode to "
-        "DIR/results.jsonl at once. Re-running the same sweep into the same folder resumes it.",
+        "DIR/results.jsonl at once. Re-running the same sweep into the same folder resumes it. "
+        "Every (env, agent) pair is checked before the first episode: an agent that cannot run "
+        "on an env (task, setting, structure) stops the command with exit code 2. Your own "
+        "agent: --agent module:Class, run from the folder that holds module.py.",
     )
     p_run.add_argument("config", nargs="?", help="a TOML sweep configuration (experiments/*.toml)")
     p_run.add_argument("--env", action="append", help="an environment id (repeatable)")
@@ -391,15 +433,27 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="KEY=V1,V2",
         help="a grid axis of gym.make keywords, e.g. delta=0.05,0.01",
     )
-    p_run.add_argument("--agent", action="append", help="an agent name (repeatable)")
+    p_run.add_argument(
+        "--agent",
+        action="append",
+        metavar="NAME",
+        help="an agent (repeatable): a catalogue name (bandit-bench list), or module:Class for "
+        "a class of your own, imported as python -m would (the current directory first), "
+        "e.g. my_agents:MyAgent for class MyAgent in ./my_agents.py",
+    )
     p_run.add_argument(
         "--agent-kw",
         action="append",
-        metavar="KEY=VALUE",
-        help="a fixed agent parameter (repeatable)",
+        metavar="[AGENT:]KEY=VALUE",
+        help="a fixed agent parameter (repeatable); AGENT:KEY=VALUE sets it for that --agent "
+        "only, e.g. LinGapE:epsilon=0.1 or my_agents:MyAgent:alpha=0.5; KEY=VALUE for every "
+        "agent",
     )
     p_run.add_argument(
-        "--agent-grid", action="append", metavar="KEY=V1,V2", help="a grid axis of agent parameters"
+        "--agent-grid",
+        action="append",
+        metavar="[AGENT:]KEY=V1,V2",
+        help="a grid axis of agent parameters, for one agent (AGENT:) or every agent",
     )
     p_run.add_argument("--runs", type=int, help="episodes per (env, agent) setting")
     p_run.add_argument("--seed", type=int, help="the sweep seed (default 0)")
@@ -407,11 +461,23 @@ def build_parser() -> argparse.ArgumentParser:
     p_run.add_argument("--backend", choices=list(BACKENDS), help="default: process")
     p_run.add_argument("--jobs", type=int, help="worker processes (default: all CPUs)")
     p_run.add_argument("--address", help="Ray cluster address (backend ray)")
-    p_run.add_argument("--quiet", action="store_true", help="no progress bar")
+    p_run.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress on stderr (by default: a bar on a terminal, a line every 30 s in a "
+        "log, and a line naming what runs when no episode finished for a minute)",
+    )
+    p_run.add_argument("--wide", action="store_true", help="the full report (see report --wide)")
     p_run.set_defaults(func=_cmd_run)
     p_report = sub.add_parser("report", help="tables of a results folder")
     p_report.add_argument("folder", help="a sweep's results folder")
     p_report.add_argument("--markdown", action="store_true", help="Markdown tables")
+    p_report.add_argument(
+        "--wide",
+        action="store_true",
+        help="every column (sample quantiles, lower bound, interval ends) in one table; the "
+        "default fits 120 columns",
+    )
     p_report.add_argument(
         "--pool",
         action="append",
@@ -497,14 +563,31 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _import_from_cwd() -> None:
+    """Put the current directory first on ``sys.path``, as ``python -m`` does.
+
+    Then ``--agent my_agents:MyAgent`` imports ``./my_agents.py`` whether the command was
+    started as ``bandit-bench`` (a console script, whose ``sys.path`` starts with its own
+    folder) or as ``python -m registry.cli``. Worker processes inherit ``sys.path``.
+    """
+    cwd = os.getcwd()
+    if not any(os.path.abspath(entry or os.curdir) == cwd for entry in sys.path):
+        sys.path.insert(0, cwd)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``bandit-bench``."""
     args = build_parser().parse_args(argv)
+    _import_from_cwd()
     try:
         return int(args.func(args))
-    except (ConfigError, UnknownNameError, InvalidParameterError) as exc:
+    except (ConfigError, UnknownNameError, InvalidParameterError, IncompatibleAgentError) as exc:
         print(f"bandit-bench {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader went away (bandit-bench list | head): not an error
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     except (ResultsWriteError, WorkerLostError) as exc:
         print(
             f"bandit-bench {args.command}: stopped: {exc}\nThe finished episodes are kept; "

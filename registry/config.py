@@ -37,6 +37,7 @@ from registry.sweeps import (
     agent_settings,
     build_env,
     env_settings,
+    incompatible_pairs,
     resolve_agent,
 )
 
@@ -176,7 +177,12 @@ def load_config(path: str | Path) -> SweepConfig:
 
 
 def validate_settings(config: SweepConfig) -> None:
-    """Build every env setting and agent setting once, so bad keywords fail before running."""
+    """Build every env setting and agent setting once, so bad keywords fail before running.
+
+    Then check every (env setting, agent setting) pair: an agent that cannot run on an env
+    (another task, the other setting, a structure it does not assume) is refused here, naming
+    every such pair and the reason, instead of crashing every episode of the pair.
+    """
     for i, env in enumerate(config.envs, start=1):
         try:
             build_env(env)
@@ -194,3 +200,14 @@ def validate_settings(config: SweepConfig) -> None:
             AttributeError,
         ) as exc:
             raise ConfigError(f"{config.source}: agent setting #{i} {agent.label}: {exc}") from None
+    bad = incompatible_pairs(config.envs, config.agents)
+    if bad:
+        lines = [f"  {a.label} on {e.label}: {why}" for e, a, why in bad[:20]]
+        if len(bad) > 20:
+            lines.append(f"  ... and {len(bad) - 20} more pair(s).")
+        raise ConfigError(
+            f"{config.source}: {len(bad)} (env setting, agent setting) pair(s) cannot run; "
+            "nothing was run. Every env is paired with every agent: remove the agent from the "
+            "sweep (or split it in two), or pose the env in the agent's setting.\n"
+            + "\n".join(lines)
+        )

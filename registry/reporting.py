@@ -6,6 +6,7 @@ Records are :class:`~bandit_envs.EpisodeResult` objects or the dicts of a sweep'
 from __future__ import annotations
 
 import json
+import textwrap
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -19,7 +20,7 @@ REPORT_COLUMNS = (
     "env",
     "agent",
     "runs",
-    "errors",
+    "crashed",
     "error_rate",
     "ci_low",
     "ci_high",
@@ -35,6 +36,34 @@ REPORT_COLUMNS = (
 )
 #: the F1 column, shown when the task reports one (set-valued answers: Pareto, all ε-good).
 F1_COLUMN = "f1_mean"
+#: columns of the default (compact) fixed-confidence table; ``wide=True`` gives REPORT_COLUMNS.
+COMPACT_COLUMNS = (
+    "env",
+    "agent",
+    "runs",
+    "crashed",
+    "error_rate",
+    "ci95",
+    "delta",
+    "samples_mean",
+    "ratio",
+    "s/episode",
+)
+#: columns of the fixed-budget table (compact, then wide).
+BUDGET_COLUMNS = ("env", "agent", "budget", "runs", "crashed", "error_rate", "ci95", "s/episode")
+BUDGET_COLUMNS_WIDE = (
+    "env",
+    "agent",
+    "budget",
+    "runs",
+    "crashed",
+    "error_rate",
+    "ci_low",
+    "ci_high",
+    "seconds_per_episode",
+)
+#: the width the default plain-text report fits in (terminal columns).
+REPORT_WIDTH = 120
 
 
 def clopper_pearson(failures: int, trials: int, level: float = 0.95) -> tuple[float, float]:
@@ -80,7 +109,8 @@ def summarize(
 ) -> list[dict[str, Any]]:
     """One row per (env setting, agent setting), in order of first appearance.
 
-    Columns: ``runs`` (finished episodes), ``errors`` (agent crashes), ``error_rate`` with its
+    Columns: ``runs`` (finished episodes), ``crashed`` (episodes that raised: no answer, not
+    counted in ``runs``), ``error_rate`` (wrong answers among ``runs``) with its
     Clopper–Pearson 95% interval (``ci_low``, ``ci_high``), ``delta`` and ``violation`` (the
     interval's lower end exceeds δ), sample statistics, the lower bound T*·log(1/δ) and the
     ``ratio`` of mean samples to it, the mean wall time per episode, and ``f1_mean`` when the
@@ -104,7 +134,7 @@ def summarize(
     for (env, agent), group in groups.items():
         ok = [r for r in group if r.get("status") == "ok"]
         crashed = len(group) - len(ok)
-        row: dict[str, Any] = {"env": env, "agent": agent, "runs": len(ok), "errors": crashed}
+        row: dict[str, Any] = {"env": env, "agent": agent, "runs": len(ok), "crashed": crashed}
         if not ok:
             rows.append(row)
             continue
@@ -180,30 +210,131 @@ def format_table(
     return "\n".join([line, rule, *body])
 
 
+def _display(row: dict[str, Any]) -> dict[str, Any]:
+    """``row`` with the compact table's derived cells: the interval as one cell, a short header."""
+    out = dict(row)
+    if row.get("ci_low") is not None:
+        out["ci95"] = f"[{_cell(row['ci_low'])}, {_cell(row['ci_high'])}]"
+    out["s/episode"] = row.get("seconds_per_episode")
+    return out
+
+
+def _shorten(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters, its middle replaced by "...", when it is longer."""
+    if len(text) <= width:
+        return text
+    keep = max(width - 3, 2)
+    return text[: (keep + 1) // 2] + "..." + text[len(text) - keep // 2 :]
+
+
+def _fitted(rows: Sequence[dict[str, Any]], columns: Sequence[str], width: int) -> str:
+    """A plain-text table of ``rows`` no wider than ``width`` characters.
+
+    The one table when it fits; otherwise one table per environment under a line naming it
+    (the env column goes); if that is still too wide, the labels are shortened in the middle.
+    """
+    table = format_table(rows, columns)
+    if max(map(len, table.splitlines())) <= width:
+        return table
+    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        groups[str(row["env"])].append(row)
+    rest = [c for c in columns if c != "env"]
+    parts = []
+    for env, group in groups.items():
+        sub = format_table(group, rest)
+        excess = max(map(len, sub.splitlines())) + 2 - width
+        if excess > 0:
+            longest = max(len(str(r["agent"])) for r in group)
+            limit = max(longest - excess, 12)
+            group = [{**r, "agent": _shorten(str(r["agent"]), limit)} for r in group]
+            sub = format_table(group, rest)
+        body = "\n".join("  " + line for line in sub.splitlines())
+        parts.append(f"{_shorten(env, width)}:\n{body}")
+    return "\n".join(parts)
+
+
+def _crash_lines(crashes: Sequence[dict[str, Any]], wide: bool) -> str:
+    """The crashed episodes, one entry per (env, agent, error), wrapped to the report's width.
+
+    Each entry names the setting, the runs (and the seed of a single run) and the error; the
+    first 20 entries are shown.
+    """
+    groups: dict[tuple[str, str, str, str], list[dict[str, Any]]] = defaultdict(list)
+    for r in crashes:
+        env = str(r.get("env_label", r.get("env_id")))
+        agent = str(r.get("agent_label", r.get("agent_name")))
+        groups[(env, agent, str(r.get("error_type")), str(r.get("error_message")))].append(r)
+    lines = []
+    for (env, agent, kind, message), group in list(groups.items())[:20]:
+        runs = sorted(int(r["run"]) for r in group if "run" in r)
+        if len(group) == 1:
+            which = f"run {runs[0]} (seed {group[0]['seed']})" if runs else "one episode"
+        else:
+            shown = ", ".join(map(str, runs[:10])) + (", ..." if len(runs) > 10 else "")
+            which = f"{len(group)} episodes (runs {shown})"
+        text = f"{env} | {agent} | {which}: {kind}: {message}"
+        if wide:
+            lines.append("  " + text)
+        else:
+            lines.append(
+                textwrap.fill(
+                    text,
+                    REPORT_WIDTH,
+                    initial_indent="  ",
+                    subsequent_indent="    ",
+                    break_on_hyphens=False,
+                )
+            )
+    if len(groups) > 20:
+        lines.append(f"  ... and {len(groups) - 20} more (see the results file).")
+    return "\n".join(lines)
+
+
 def report(
     records: Iterable[EpisodeResult | dict[str, Any]],
     *,
     markdown: bool = False,
     pool: Sequence[str] = (),
+    wide: bool = False,
 ) -> str:
-    """The standard report: a fixed-confidence table, a fixed-budget table, and the errors.
+    """The standard report: a fixed-confidence table, a fixed-budget table, and the crashes.
 
-    ``pool`` names env keywords to pool over (see :func:`summarize`). An ``f1_mean`` column is
-    added when the task reports F1.
+    By default the tables have the columns a reader compares (:data:`COMPACT_COLUMNS`: the
+    Clopper–Pearson interval in one ``ci95`` cell) and the plain-text report fits in
+    :data:`REPORT_WIDTH` columns (one table per environment when the labels are long);
+    ``wide=True`` gives every column (:data:`REPORT_COLUMNS`: quantiles of the samples, the
+    lower bound, the interval's ends) in one table. ``pool`` names env keywords to pool over
+    (see :func:`summarize`). An ``f1_mean`` column is added when the task reports F1 (in the
+    compact table, when it differs from 1 − error rate, i.e. for set-valued answers).
+    ``crashed`` counts episodes that raised (no answer); wrong answers are ``error_rate``.
     """
     dicts = [_as_dict(r) for r in records]
-    rows = summarize(dicts, pool=pool)
-    with_f1 = any(F1_COLUMN in r for r in rows)
+    rows = [_display(r) for r in summarize(dicts, pool=pool)]
+    if wide or markdown:
+        with_f1 = any(F1_COLUMN in r for r in rows)
+    else:  # only when it says more than the error rate (set-valued answers)
+        with_f1 = any(
+            abs(r[F1_COLUMN] + r["error_rate"] - 1) > 1e-9 for r in rows if F1_COLUMN in r
+        )
     fc = [r for r in rows if r.get("delta") is not None]
     fb = [r for r in rows if r.get("budget") is not None]
+
+    def table(rows: list[dict[str, Any]], columns: Sequence[str]) -> str:
+        columns = list(columns)
+        if with_f1:
+            columns.insert(columns.index("error_rate") + 1, F1_COLUMN)
+        if markdown or wide:
+            return format_table(rows, columns, markdown=markdown)
+        return _fitted(rows, columns, REPORT_WIDTH)
+
     parts = []
     if fc:
         parts.append(
             "Fixed confidence (error rate with a Clopper-Pearson 95% interval; "
             "ratio = mean samples / (T* log(1/delta))):"
         )
-        columns = [*REPORT_COLUMNS[:5], F1_COLUMN, *REPORT_COLUMNS[5:]] if with_f1 else None
-        parts.append(format_table(fc, columns or REPORT_COLUMNS, markdown=markdown))
+        parts.append(table(fc, REPORT_COLUMNS if wide else COMPACT_COLUMNS))
         flagged = [r for r in fc if r.get("violation")]
         for r in flagged:
             parts.append(
@@ -213,33 +344,10 @@ def report(
             )
     if fb:
         parts.append("Fixed budget (error rate after the budget):")
-        parts.append(
-            format_table(
-                fb,
-                [
-                    "env",
-                    "agent",
-                    "budget",
-                    "runs",
-                    "errors",
-                    "error_rate",
-                    "ci_low",
-                    "ci_high",
-                    *([F1_COLUMN] if with_f1 else []),
-                    "seconds_per_episode",
-                ],
-                markdown=markdown,
-            )
-        )
-    errors = [r for r in dicts if r.get("status") == "error"]
-    if errors:
-        parts.append(f"{len(errors)} episode(s) crashed:")
-        for r in errors[:20]:
-            parts.append(
-                f"  {r['key']} (seed {r['seed']}): {r['error_type']}: {r['error_message']}"
-            )
-        if len(errors) > 20:
-            parts.append(f"  ... and {len(errors) - 20} more (see the results file).")
+        parts.append(table(fb, BUDGET_COLUMNS_WIDE if wide else BUDGET_COLUMNS))
+    crashes = [r for r in dicts if r.get("status") == "error"]
+    if crashes:
+        parts.append(f"{len(crashes)} episode(s) crashed:\n" + _crash_lines(crashes, wide))
     crashed_only = [r for r in rows if r["runs"] == 0]
     for r in crashed_only:
         parts.append(f"{r['agent']} on {r['env']}: every episode crashed.")

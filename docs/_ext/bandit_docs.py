@@ -134,7 +134,7 @@ def catalogue_pages() -> dict[str, str]:
     """
     from registry.catalogue import AGENTS, ENVS, compatibility_matrix
 
-    matrix = compatibility_matrix()
+    matrix = compatibility_matrix(setting="any")  # an agent of the family: in some setting
     envs = [
         "# Environment catalogue",
         "",

@@ -12,6 +12,7 @@ import dataclasses
 import hashlib
 import importlib
 import json
+import os
 import traceback
 from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from typing import Any
@@ -19,9 +20,10 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from bandit_envs.core.protocols import compatibility
 from bandit_envs.core.runner import run_episode
-from bandit_envs.errors import InvalidParameterError
-from registry.catalogue import make_agent
+from bandit_envs.errors import IncompatibleAgentError, InvalidParameterError
+from registry.catalogue import make_agent, other_setting_note, setting_compatibility
 from registry.sweeps.settings import AgentSetting, EnvSetting, agent_settings, env_settings
 
 
@@ -88,12 +90,89 @@ def resolve_agent(name: str, kwargs: Mapping[str, Any]) -> Any:
         kwargs: the agent's parameters.
     """
     if ":" in name:
-        module, _, attr = name.partition(":")
-        obj: Any = importlib.import_module(module)
-        for part in attr.split("."):
-            obj = getattr(obj, part)
-        return obj(**kwargs)
+        return load_agent_class(name)(**kwargs)
     return make_agent(name, **kwargs)
+
+
+def load_agent_class(ref: str) -> Any:
+    """The class named by ``"module:Class"`` (``Class`` may be dotted: ``"mod:Outer.Inner"``).
+
+    The module is imported with :func:`importlib.import_module`, so it is found on
+    ``sys.path``; ``bandit-bench`` puts the current directory first on it, as ``python -m``
+    does, so ``my_agents:MyAgent`` finds ``./my_agents.py``.
+
+    Raises:
+        InvalidParameterError: the reference is malformed, the module cannot be found, or it
+            has no such attribute; the message says which, and where modules are looked for.
+    """
+    module, _, attr = ref.partition(":")
+    if not module or not attr or ":" in attr:
+        raise InvalidParameterError(
+            f"agent {ref!r}: a class of your own is written 'module:Class', e.g. "
+            f"'my_agents:MyAgent' for class MyAgent in my_agents.py."
+        )
+    try:
+        obj: Any = importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name is None or not module.startswith(exc.name):
+            raise  # the module was found; something it imports is missing
+        raise InvalidParameterError(
+            f"agent {ref!r}: no module named {exc.name!r} (looked in the current directory "
+            f"{os.getcwd()} and the installed packages). Run the command from the folder that "
+            f"holds {module.replace('.', '/')}.py, or add its folder to PYTHONPATH."
+        ) from None
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise InvalidParameterError(
+                f"agent {ref!r}: {getattr(obj, '__name__', module)} has no attribute {part!r} "
+                f"(defined in {getattr(obj, '__file__', '?')})."
+            )
+        obj = getattr(obj, part)
+    return obj
+
+
+def incompatible_pairs(
+    envs: Sequence[EnvSetting], agents: Sequence[AgentSetting]
+) -> list[tuple[EnvSetting, AgentSetting, str]]:
+    """The (env setting, agent setting) pairs whose agent cannot run on the env, with the reason.
+
+    Every env setting is built (:func:`build_env`) and every agent setting resolved
+    (:func:`resolve_agent`); what they raise propagates. The reason is the runner's (task,
+    setting, structure, outcomes), and says in which setting the agent does run on the id when
+    it does in the other one. Agents that declare no ``capabilities`` are assumed compatible.
+    """
+    out = []
+    built = [resolve_agent(a.name, a.kwargs) for a in agents]
+    for env_setting in envs:
+        spec = build_env(env_setting).unwrapped.problem
+        for agent_setting, agent in zip(agents, built, strict=True):
+            name = agent_setting.label
+            ok, why = compatibility(agent, spec, name)
+            if not ok:
+                by_setting = setting_compatibility(agent, spec, name)
+                why += other_setting_note(by_setting, spec.setting)
+                out.append((env_setting, agent_setting, why))
+    return out
+
+
+def check_compatible(envs: Sequence[EnvSetting], agents: Sequence[AgentSetting]) -> None:
+    """Raise :class:`~bandit_envs.IncompatibleAgentError` naming every incompatible pair.
+
+    The message lists each (env setting, agent setting) pair whose agent cannot run on the
+    env, with the reason (:func:`incompatible_pairs`), so that nothing runs when some pairs
+    could only crash.
+    """
+    bad = incompatible_pairs(envs, agents)
+    if bad:
+        lines = [f"  {a.label} on {e.label}: {why}" for e, a, why in bad[:20]]
+        if len(bad) > 20:
+            lines.append(f"  ... and {len(bad) - 20} more pair(s).")
+        raise IncompatibleAgentError(
+            f"{len(bad)} (env setting, agent setting) pair(s) of the sweep cannot run; nothing "
+            f"was run. Remove these agents from those envs (a sweep pairs every env with every "
+            f"agent: split it in two), or pose the envs in the agent's setting:\n"
+            + "\n".join(lines)
+        )
 
 
 _ENV_CACHE: dict[str, Any] = {}
@@ -203,8 +282,11 @@ __all__ = [
     "Episode",
     "Records",
     "build_env",
+    "check_compatible",
     "chunks",
     "episode_seed",
+    "incompatible_pairs",
+    "load_agent_class",
     "lost_record",
     "plan",
     "resolve_agent",

@@ -12,15 +12,17 @@ import contextlib
 import dataclasses
 import json
 import os
-import sys
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+import registry.progress
 from bandit_envs.errors import InvalidParameterError
 from registry.sweeps._pool import run_pool
 from registry.sweeps._ray import run_ray
 from registry.sweeps.episodes import Episode, Records, plan, run_one
+from registry.sweeps.episodes import check_compatible as check_pairs
 from registry.sweeps.results import RESULTS_FILE, ResultsLog
 
 #: the backends :func:`sweep` takes.
@@ -52,9 +54,14 @@ class SweepResult:
     skipped: int
 
     @property
-    def errors(self) -> list[dict[str, Any]]:
-        """The error records."""
+    def crashed(self) -> list[dict[str, Any]]:
+        """The records of the episodes that crashed (``status`` ``"error"``: no answer)."""
         return [r for r in self.records if r.get("status") == "error"]
+
+    @property
+    def errors(self) -> list[dict[str, Any]]:
+        """The same as :attr:`crashed` (the older name; wrong answers are not counted here)."""
+        return self.crashed
 
 
 def sweep(
@@ -70,6 +77,7 @@ def sweep(
     batch: bool | None = None,
     retry_errors: bool = False,
     progress: bool = True,
+    check_compatible: bool = True,
     fsync_interval: float = 0.2,
 ) -> SweepResult:
     """Run every (env setting, agent setting, run) episode and collect the records.
@@ -89,7 +97,12 @@ def sweep(
         address: Ray cluster address for ``ray.init(address=...)`` (``None``: a local Ray).
         batch: passed to :func:`~bandit_envs.run_episode` (``None``: batch path when offered).
         retry_errors: on resume, run again the episodes whose record is an error.
-        progress: show a progress bar with ETA (tqdm) on stderr.
+        check_compatible: before anything runs, check that every agent setting can run on
+            every env setting (task, setting, structure), and raise if one cannot; with
+            ``False``, such episodes become error records.
+        progress: show progress on stderr (:class:`registry.progress.Progress`): a bar with
+            ETA on a terminal, a line every 30 s when stderr is a file or a pipe, and a line
+            naming the unfinished settings when no episode has finished for a minute.
         fsync_interval: seconds between two fsyncs of the results file (0: after every
             record). Every record is flushed to the OS at once, which is what survives a kill.
 
@@ -103,6 +116,8 @@ def sweep(
             records before are intact and the same call resumes once the cause is fixed.
         CorruptResultsError: ``results.jsonl`` has a bad line before its last one.
         WorkerLostError: (``process``) the workers died twice before starting any episode.
+        IncompatibleAgentError: (``check_compatible``) some pairs cannot run; the message
+            names every such pair and why, and nothing has run.
     """
     if backend not in BACKENDS:
         raise InvalidParameterError(
@@ -112,6 +127,11 @@ def sweep(
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise InvalidParameterError(f"sweep: n_jobs must be an integer >= 1; got {n_jobs!r}.")
     episodes = plan(envs, agents, runs, seed, batch)
+    if check_compatible:
+        check_pairs(
+            list({e.env.label: e.env for e in episodes}.values()),
+            list({e.agent.label: e.agent for e in episodes}.values()),
+        )
     manifest = {
         "envs": sorted({e.env.label for e in episodes}),
         "agents": sorted({e.agent.label for e in episodes}),
@@ -137,7 +157,8 @@ def sweep(
     }
     todo = [e for e in episodes if e.key not in done]
     records: list[dict[str, Any]] = [r for k, r in existing.items() if k in done]
-    bar = _progress(len(episodes), len(done), progress)
+    unfinished = Counter((e.agent.label, e.env.label) for e in todo)
+    bar = _progress(len(episodes), len(done), progress, unfinished, folder)
     try:
         if todo:
             results = _BACKENDS[backend](todo, jobs, address)
@@ -148,11 +169,10 @@ def sweep(
                         if log is not None:
                             log.append(record)
                         records.append(record)
+                        unfinished[(record["agent_label"], record["env_label"])] -= 1
                         if bar is not None:
-                            bar.update()
-                            if record.get("status") == "error":
-                                n_errors = sum(r.get("status") == "error" for r in records)
-                                bar.set_postfix_str(f"errors: {n_errors}")
+                            n_crashed = sum(r.get("status") == "error" for r in records)
+                            bar.update(postfix=f"crashed: {n_crashed}" if n_crashed else None)
     finally:
         if bar is not None:
             bar.close()
@@ -178,13 +198,34 @@ def _check_manifest(path: Path, manifest: dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
-def _progress(total: int, initial: int, enabled: bool) -> Any:
+def _unfinished_text(unfinished: Counter[tuple[str, str]]) -> str:
+    """The settings with episodes left, most first (at most three), for the stall line."""
+    left = [(n, agent, env) for (agent, env), n in unfinished.items() if n > 0]
+    left.sort(key=lambda item: -item[0])
+    text = ", ".join(f"{agent} on {env} ({n} episode(s))" for n, agent, env in left[:3])
+    return text + (f" and {len(left) - 3} more setting(s)" if len(left) > 3 else "")
+
+
+def _progress(
+    total: int,
+    initial: int,
+    enabled: bool,
+    unfinished: Counter[tuple[str, str]],
+    folder: Path | None,
+) -> registry.progress.Progress | None:
+    """The sweep's progress on stderr (:class:`registry.progress.Progress`), or None."""
     if not enabled:
         return None
-    from tqdm.auto import tqdm
-
-    return tqdm(
-        total=total, initial=initial, desc="episodes", unit="ep", file=sys.stderr, smoothing=0.05
+    kept = "the finished episodes are kept, the same command resumes" if folder else ""
+    return registry.progress.Progress(
+        total,
+        initial,
+        desc="episodes",
+        interval=registry.progress.LOG_INTERVAL,
+        stall=registry.progress.STALL_SECONDS,
+        running=lambda: _unfinished_text(unfinished),
+        hint="An episode ends at the env's max_samples at the latest; Ctrl-C stops the sweep"
+        + (f" ({kept})." if kept else "."),
     )
 
 

@@ -920,6 +920,15 @@ CASES: list[Case] = [
     Case(
         "config",
         ConfigError,
+        "bench_config(ENV + '[[agent]]\\nname = \"ODLinBAI\"\\n')",
+        "<tmp>/sweep.toml: 1 (env setting, agent setting) pair(s) cannot run; nothing was run. "
+        "Every env is paired with every agent: remove the agent from the sweep (or split it in "
+        "two), or pose the env in the agent's setting.",
+        prefix=True,  # then a line per pair: the agent, the env and the reason
+    ),
+    Case(
+        "config",
+        ConfigError,
         'bench_config(ENV + "grid = { delta = 0.05 }\\n" + AGENT)',
         "<tmp>/sweep.toml: sweep: grid axis 'delta' of LinearBAI-Soare-v0 must be a non-empty "
         "list of values; got 0.05.",

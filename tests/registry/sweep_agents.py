@@ -25,3 +25,19 @@ class FlakyUniform(Uniform):
 def first_draw(rng: np.random.Generator) -> float:
     """The first draw FlakyUniform makes from its episode generator."""
     return float(rng.random())
+
+
+class Sleepy(Uniform):
+    """Uniform that sleeps ``seconds`` at every reset: a stand-in for a long episode."""
+
+    def __init__(
+        self, seconds: float = 0.5, check_every: int = 1, threshold: str | float = "fixed_design"
+    ) -> None:
+        super().__init__(check_every, threshold)
+        self.seconds = seconds
+
+    def reset(self, spec, rng):
+        import time
+
+        time.sleep(self.seconds)
+        super().reset(spec, rng)

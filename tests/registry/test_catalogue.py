@@ -51,11 +51,60 @@ def test_make_agent_and_errors():
         registry.make_env("LinearBAI-Soar-v0")
 
 
+@pytest.mark.parametrize(
+    ("kind", "name", "meant"),
+    [
+        ("agent", "Rage", "'RAGE'?"),  # difflib alone suggests 'Racing'
+        ("agent", "gege", "'GEGE'?"),
+        ("agent", "linfactg", "'LinFACTG'?"),
+        ("environment", "linearbai-soare-v0", "'LinearBAI-Soare-v0'?"),
+    ],
+)
+def test_a_name_in_the_wrong_case_suggests_that_name_alone(kind, name, meant):
+    make = registry.make_agent if kind == "agent" else registry.make_env
+    with pytest.raises(UnknownNameError, match=re.escape(f"Did you mean {meant} Known {kind}s")):
+        make(name)
+
+
+def test_misspelt_names_are_matched_without_case():
+    assert registry.catalogue.suggestions("rgae", ["RAGE", "Racing", "Uniform"])[0] == "RAGE"
+    assert registry.catalogue.suggestions("zzzz", ["RAGE"]) == []
+
+
 def test_compatibility():
     ok, why = registry.is_compatible("Uniform", "LinearBAI-Soare-v0")
     assert ok and why == "compatible"
     matrix = registry.compatibility_matrix()
     assert matrix[("Uniform", "LinearBAI-Soare-v0")][0]
+
+
+@pytest.mark.parametrize("agent", ["ODLinBAI", "BayesGap", "KGCB"])
+def test_compatibility_includes_the_setting(agent):
+    """Fixed-budget agents are not compatible with an id whose default is fixed confidence."""
+    ok, why = registry.compatibility_matrix()[(agent, "LinearBAI-Soare-v0")]
+    assert not ok
+    assert why == (
+        f"{agent} runs in ['fixed_budget'], but the problem is 'fixed_confidence'. It runs on "
+        "this id in fixed budget (gym.make(id, budget=...); bandit-bench run --env-kw budget=N)."
+    )
+    assert registry.compatibility_matrix("fixed_budget")[(agent, "LinearBAI-Soare-v0")][0]
+    assert registry.compatibility_matrix("any")[(agent, "LinearBAI-Soare-v0")][0]
+    assert not registry.compatibility_matrix("fixed_budget")[("RAGE", "LinearBAI-Soare-v0")][0]
+    with pytest.raises(InvalidParameterError, match="setting must be 'default', 'any' or one"):
+        registry.compatibility_matrix("budget")
+
+
+def test_the_matrix_says_what_the_runner_does_on_every_default_id():
+    """Each cell (default setting) is the runner's verdict on gym.make(id) with that agent."""
+    matrix = registry.compatibility_matrix()
+    checked = {env_id for _, env_id in matrix}
+    for env_id in checked:
+        if matrix[("Uniform", env_id)][1].startswith("not checked"):
+            continue
+        env = registry.make_env(env_id)
+        for entry in registry.AGENTS:
+            ok, why = registry.is_compatible(entry.load()(), env)
+            assert matrix[(entry.name, env_id)][0] == ok, (entry.name, env_id, why)
 
 
 def test_bad_agent_parameter_is_reported_at_reset():

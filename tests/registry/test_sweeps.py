@@ -14,7 +14,7 @@ import pytest
 from bandit_envs.core.runner import episode_seeds
 from bandit_envs.errors import InvalidParameterError
 from registry.cli import main
-from registry.reporting import clopper_pearson, report, summarize
+from registry.reporting import REPORT_COLUMNS, clopper_pearson, report, summarize
 from registry.sweeps import (
     AgentSetting,
     EnvSetting,
@@ -197,7 +197,8 @@ def test_a_crashing_agent_leaves_one_error_record(tmp_path, one_crash):
         progress=False,
     )
     assert len(result.records) == 20
-    (error,) = result.errors
+    (error,) = result.crashed
+    assert result.errors == result.crashed  # the older name
     assert error["run"] == bad_run and error["agent_label"] == FLAKY
     assert error["error_type"] == "RuntimeError"
     assert error["error_message"] == "deliberate failure of the test agent"
@@ -206,7 +207,7 @@ def test_a_crashing_agent_leaves_one_error_record(tmp_path, one_crash):
     text = report(result.records)
     assert "1 episode(s) crashed" in text and f"run {bad_run}" in text
     row = [r for r in summarize(result.records) if r["agent"] == FLAKY][0]
-    assert row["runs"] == 9 and row["errors"] == 1
+    assert row["runs"] == 9 and row["crashed"] == 1 and "errors" not in row
 
 
 def test_cli_run_exits_nonzero_after_a_crash_and_report_shows_it(tmp_path, one_crash, capsys):
@@ -357,6 +358,79 @@ def test_clopper_pearson_known_values():
     assert low == pytest.approx(0.0164, abs=1e-4) and high == pytest.approx(0.1128, abs=1e-4)
 
 
+def _records(envs: int, agents: int, runs: int, env_label: str, agent_label: str) -> list:
+    """Synthetic fixed-confidence records: ``runs`` per (env, agent), one wrong per group."""
+    return [
+        dict(
+            key=f"{e}-{a}-{i}",
+            env_label=env_label.format(e),
+            agent_label=agent_label.format(a),
+            status="ok",
+            samples=1000 * (i + 1),
+            correct=i > 0,
+            wall_time=0.01,
+            delta=0.05,
+            budget=None,
+            lower_bound=123.4,
+        )
+        for e in range(envs)
+        for a in range(agents)
+        for i in range(runs)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("env_label", "agent_label"),
+    [
+        ("LinearBAI-Soare-v0(delta=0.05, omega={})", "RAGE(gamma={})"),
+        ("LinearEpsGood-Adaptive-v0(d=8, delta=0.05, epsilon=0.1, instance_seed={})", "LinFACTG{}"),
+        ("E{}", 'LinFACTG(rounding="wrong", use_features="when_cheaper", v={}' + "x" * 90),
+    ],
+)
+def test_default_report_fits_120_columns_and_wide_has_every_column(env_label, agent_label):
+    records = _records(3, 2, 10, env_label, agent_label)
+    text = report(records)
+    assert max(map(len, text.splitlines())) <= 120, text
+    assert "crashed" in text and "ci95" in text and "errors" not in text
+    for column in ("samples_q10", "lower_bound", "ci_low"):
+        assert column not in text
+    wide = report(records, wide=True)
+    assert max(map(len, wide.splitlines())) > 120
+    header = next(line for line in wide.splitlines() if line.startswith("env"))
+    assert header.split() == list(REPORT_COLUMNS) + (["f1_mean"] if "f1_mean" in header else [])
+    # every (env, agent) row is in both, with its error rate 1/10
+    assert text.count("     0.1  ") == wide.count("     0.1  ") == 6
+
+
+def test_compact_report_shows_f1_only_when_it_says_more_than_the_error_rate():
+    single = [dict(r, f1=float(r["correct"])) for r in _records(1, 1, 10, "E", "A")]
+    assert "f1_mean" not in report(single) and "f1_mean" in report(single, wide=True)
+    partial = [dict(r, f1=0.5 if not r["correct"] else 1.0) for r in single]
+    assert "f1_mean" in report(partial)
+
+
+def test_report_groups_crashes_and_wraps_them():
+    crashes = [
+        dict(
+            key=f"E | A | run {i}",
+            env_label="E",
+            agent_label="A",
+            run=i,
+            seed=100 + i,
+            status="error",
+            error_type="RuntimeError",
+            error_message="boom " * 60,
+        )
+        for i in range(5)
+    ]
+    text = report(crashes)
+    assert "5 episode(s) crashed:" in text and "5 episodes (runs 0, 1, 2, 3, 4)" in text
+    assert text.count("RuntimeError") == 1
+    assert max(map(len, text.splitlines())) <= 120
+    assert "run 2 (seed 102)" in report(crashes[2:3])
+    assert "A on E: every episode crashed." in text
+
+
 def test_delta_violation_is_flagged():
     records = [
         dict(
@@ -469,3 +543,15 @@ def test_worker_threads_limits_blas_threads_and_restores(monkeypatch):
         assert os.environ["MKL_NUM_THREADS"] == "3"
     assert "OPENBLAS_NUM_THREADS" not in os.environ and "OMP_NUM_THREADS" not in os.environ
     assert os.environ["MKL_NUM_THREADS"] == "3"
+
+
+def test_sweep_refuses_incompatible_pairs_unless_told_to_record_them():
+    from bandit_envs import IncompatibleAgentError
+
+    envs = [{"id": "LinearBAI-Soare-v0", "kwargs": {"budget": 40}}]
+    with pytest.raises(IncompatibleAgentError, match=r"RAGE on LinearBAI-Soare-v0\(budget=40\)"):
+        sweep(envs, ["Uniform", "RAGE"], 2, backend="serial", progress=False)
+    result = sweep(
+        envs, ["Uniform", "RAGE"], 2, backend="serial", progress=False, check_compatible=False
+    )
+    assert [r["error_type"] for r in result.crashed] == ["IncompatibleAgentError"] * 2
