@@ -32,7 +32,8 @@ class EpisodeResult:
         answer: the answer given, as a sorted tuple (``None`` when truncated).
         true_answer: the correct answer, as a sorted tuple.
         stop_reason: ``"stopped"``, ``"budget"`` or ``"max_samples"``.
-        wall_time: seconds spent in the episode (reset to grading).
+        wall_time: seconds spent in the episode, from reset to grading (the instance's lower
+            bound, looked up afterwards for ``lower_bound``, is not counted).
         pulls: pulls per arm.
         precision, recall, f1: set-overlap metrics of the answer.
         path: ``"single"`` or ``"batch"``.
@@ -143,10 +144,10 @@ def run_episode(
     final = loop(env, base, agent, name)
     wall = time.perf_counter() - start
     answer = final["answer"]
-    lb = final["complexity"].get("lower_bound")
     lower = None
-    if lb is not None and base.delta is not None:
-        lower = float(lb) * math.log(1.0 / base.delta)
+    if base.delta is not None:  # solved once per instance, after the episode's clock stopped
+        lb = final["complexity"].get("lower_bound")
+        lower = None if lb is None else float(lb) * math.log(1.0 / base.delta)
     return EpisodeResult(
         env_id=env.spec.id if env.spec is not None else base.name,
         agent=name,
