@@ -16,7 +16,7 @@ from gymnasium.wrappers import OrderEnforcing, PassiveEnvChecker
 from bandit_envs.core.env import PureExplorationEnv
 from bandit_envs.core.protocols import Agent, BatchAgent, OracleAgent, compatibility
 from bandit_envs.errors import AgentProtocolError, IncompatibleAgentError, InvalidParameterError
-from bandit_envs.theory.answers import as_answer
+from bandit_envs.theory.answers import Answer, as_answer
 
 
 @dataclasses.dataclass(frozen=True)
@@ -29,8 +29,9 @@ class EpisodeResult:
         seed: the episode seed (noise and agent randomness are both derived from it).
         samples: the number of pulls made.
         correct: whether the final answer was right (``False`` when truncated).
-        answer: the answer given, as a sorted tuple (``None`` when truncated).
-        true_answer: the correct answer, as a sorted tuple.
+        answer: the answer given, a ``frozenset`` of item indices as in the final ``info``
+            (``None`` when truncated).
+        true_answer: the correct answer, a ``frozenset``.
         stop_reason: ``"stopped"``, ``"budget"`` or ``"max_samples"``.
         wall_time: seconds spent in the episode, from reset to grading (the instance's lower
             bound, looked up afterwards for ``lower_bound``, is not counted).
@@ -48,8 +49,8 @@ class EpisodeResult:
     seed: int
     samples: int
     correct: bool
-    answer: tuple[int, ...] | None
-    true_answer: tuple[int, ...]
+    answer: Answer | None
+    true_answer: Answer
     stop_reason: str
     wall_time: float
     pulls: tuple[int, ...]
@@ -63,8 +64,12 @@ class EpisodeResult:
     budget: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-friendly dict of the record."""
-        return dataclasses.asdict(self)
+        """A JSON-friendly dict of the record; answers become sorted tuples."""
+        out = dataclasses.asdict(self)
+        for key in ("answer", "true_answer"):
+            if out[key] is not None:
+                out[key] = tuple(sorted(out[key]))
+        return out
 
 
 def episode_seeds(seed: int) -> tuple[int, np.random.Generator]:
@@ -154,8 +159,8 @@ def run_episode(
         seed=int(seed),
         samples=int(final["samples"]),
         correct=bool(final["correct"]),
-        answer=None if answer is None else tuple(sorted(answer)),
-        true_answer=tuple(sorted(final["true_answer"])),
+        answer=None if answer is None else frozenset(answer),
+        true_answer=frozenset(final["true_answer"]),
         stop_reason=str(final["stop_reason"]),
         wall_time=wall,
         pulls=tuple(int(c) for c in final["pulls"]),
