@@ -61,9 +61,12 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
       graded and ends the episode with ``terminated=True``.
     * Truncation: in fixed confidence, reaching ``max_samples`` pulls ends the episode with
       ``truncated=True``; it counts as wrong.
-    * The final ``info`` holds ``correct``, ``answer``, ``true_answer``, ``samples``,
-      ``stop_reason`` (``"stopped"``, ``"budget"`` or ``"max_samples"``), ``precision``,
-      ``recall``, ``f1``, ``pulls``, ``complexity`` and ``truth``. No truth is revealed before.
+    * The final ``info`` holds ``correct``, ``answer``, ``malformed_answer``, ``true_answer``,
+      ``samples``, ``stop_reason`` (``"stopped"``, ``"budget"`` or ``"max_samples"``),
+      ``precision``, ``recall``, ``f1``, ``pulls``, ``complexity`` and ``truth``. No truth is
+      revealed before. ``malformed_answer`` is ``None``, or the reason no instance of the task
+      could have the answer given (``Task.impossible_answer``: e.g. two arms, or the empty set of
+      a plain ``step(K)``, for best arm); such an answer is still graded (wrong), never refused.
       ``complexity`` is computed when first read (a read-only mapping), so an episode whose
       final ``info`` nobody reads does not pay for the instance's lower bound.
 
@@ -442,16 +445,19 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
             if self.render_mode == "human":
                 self._draw_human(force=True)
         truth = self._true_answer
+        malformed = None
         if answer is None:  # truncated: no answer, counts as wrong
             g = self.task.grade(frozenset(), truth, self.model.means)
             correct = False
             precision, recall, f1 = g.precision, g.recall, g.f1
-        else:
+        else:  # graded as given; an answer no instance can have is flagged, never refused
+            malformed = self.task.impossible_answer(answer, self.problem)
             g = self.task.grade(answer, truth, self.model.means)
             correct, precision, recall, f1 = g.correct, g.precision, g.recall, g.f1
         info = {
             "correct": correct,
             "answer": answer,
+            "malformed_answer": malformed,
             "true_answer": truth,
             "samples": self._samples,
             "stop_reason": reason,

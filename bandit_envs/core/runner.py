@@ -108,7 +108,9 @@ def run_episode(
 
     Raises:
         IncompatibleAgentError: the agent declares it cannot solve this problem.
-        AgentProtocolError: the agent broke the protocol (bad arm, bad answer, ...).
+        AgentProtocolError: the agent broke the protocol (bad arm; an answer that is not a
+            set of item indices, or that no instance of the task could have, e.g. two arms or
+            none for best arm: ``Task.impossible_answer`` says why).
 
     """
     base = env.unwrapped
@@ -186,6 +188,12 @@ def _recommend(env: gym.Env, base: PureExplorationEnv, agent: Agent, name: str) 
         answer = as_answer(raw, base.n_items, who=f"{name}.recommend()")
     except (ValueError, TypeError) as exc:
         raise AgentProtocolError(str(exc)) from None
+    why = base.task.impossible_answer(answer, base.problem)
+    if why is not None:
+        raise AgentProtocolError(
+            f"{name}.recommend() returned an answer no {base.task.name} instance can have: "
+            f"{why}. Return {base.task.answer_rule}."
+        )
     result = env.step(base.stop_action(answer))
     return result[4]
 

@@ -151,7 +151,7 @@ def test_policy_agent_refuses_a_policy_of_another_shape():
         observation_space = gym.spaces.Box(-np.inf, np.inf, (12,))
 
         def predict(self, obs, state=None, episode_start=None, deterministic=True):
-            return np.array([0, 0, 0, 0]), None
+            return np.array([0, 1, 0, 0]), None  # pull arm 0; at the end, answer {0}
 
     run_episode(soare(budget=5), PolicyAgent(Trained()), 0)  # the shape it was trained on
     with pytest.raises(IncompatibleAgentError, match=r"needs MultiDiscrete\(\[6\] \+ \[2\] \* 5\)"):
