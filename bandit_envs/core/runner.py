@@ -15,6 +15,13 @@ from gymnasium.wrappers import OrderEnforcing, PassiveEnvChecker
 
 from bandit_envs.core.env import PureExplorationEnv
 from bandit_envs.core.protocols import Agent, BatchAgent, OracleAgent, compatibility
+from bandit_envs.core.watch import (
+    CHECK_EVERY,
+    RUNAWAY_MULTIPLE,
+    EpisodeProgress,
+    EpisodeWatch,
+    check_watch_options,
+)
 from bandit_envs.errors import AgentProtocolError, IncompatibleAgentError, InvalidParameterError
 from bandit_envs.theory.answers import Answer, as_answer
 
@@ -92,6 +99,9 @@ def run_episode(
     *,
     batch: bool | None = None,
     check_compatible: bool = True,
+    progress: Callable[[EpisodeProgress], object] | None = None,
+    progress_every: float = 1.0,
+    runaway: float | None = RUNAWAY_MULTIPLE,
 ) -> EpisodeResult:
     """Run one episode of ``agent`` on ``env`` and return its record.
 
@@ -105,6 +115,15 @@ def run_episode(
         batch: ``None`` uses the exact batch path when the agent offers it; ``True`` requires
             it; ``False`` forces one pull at a time.
         check_compatible: refuse an agent whose declared capabilities do not cover the problem.
+        progress: called with an :class:`~bandit_envs.core.watch.EpisodeProgress` (agent, env,
+            seed, samples, elapsed seconds, cap) at most once per ``progress_every`` seconds
+            while the episode runs; never for an episode shorter than that. An exception it
+            raises ends the episode and propagates (the env then needs a reset).
+        progress_every: seconds between two ``progress`` calls.
+        runaway: warn (:class:`~bandit_envs.errors.RunawayEpisodeWarning`, once, naming the
+            agent) when a fixed-confidence episode passes this many times the lower bound
+            T*·log(1/δ), or 10⁷ samples on instances without one; ``None`` never warns. The
+            bound is looked up only once the episode has drawn 10⁵ samples.
 
     Raises:
         IncompatibleAgentError: the agent declares it cannot solve this problem.
@@ -121,6 +140,7 @@ def run_episode(
         )
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
         raise InvalidParameterError(f"run_episode: seed must be an integer >= 0; got {seed!r}.")
+    check_watch_options(progress, progress_every, runaway)
     if not isinstance(agent, Agent):
         missing = [m for m in ("reset", "select", "observe", "recommend") if not hasattr(agent, m)]
         raise AgentProtocolError(
@@ -137,7 +157,18 @@ def run_episode(
             f"run_episode: batch=True, but {name} does not offer select_batch/observe_batch."
         )
     env_seed, rng = episode_seeds(int(seed))
+    env_id = env.spec.id if env.spec is not None else base.name
     start = time.perf_counter()
+    watch = EpisodeWatch(
+        base,
+        env_id=env_id,
+        agent=name,
+        seed=int(seed),
+        start=start,
+        progress=progress,
+        progress_every=float(progress_every),
+        runaway=None if runaway is None else float(runaway),
+    )
     _, info = env.reset(seed=env_seed)
     spec = info["problem"]
     agent.reset(spec, rng)
@@ -148,7 +179,7 @@ def run_episode(
             raise AgentProtocolError(f"{name} declares oracle=True but has no receive_truth().")
         agent.receive_truth(base.model.truth())
     loop = _batch_loop if use_batch else _single_loop
-    final = loop(env, base, agent, name)
+    final = loop(env, base, agent, name, watch)
     wall = time.perf_counter() - start
     answer = final["answer"]
     lower = None
@@ -156,7 +187,7 @@ def run_episode(
         lb = final["complexity"].get("lower_bound")
         lower = None if lb is None else float(lb) * math.log(1.0 / base.delta)
     return EpisodeResult(
-        env_id=env.spec.id if env.spec is not None else base.name,
+        env_id=env_id,
         agent=name,
         seed=int(seed),
         samples=int(final["samples"]),
@@ -228,9 +259,14 @@ def _stepper(env: gym.Env) -> Callable[[Any], tuple]:
     return layer.step
 
 
-def _single_loop(env: gym.Env, base: PureExplorationEnv, agent: Agent, name: str) -> dict:
+def _single_loop(
+    env: gym.Env, base: PureExplorationEnv, agent: Agent, name: str, watch: EpisodeWatch
+) -> dict:
     budget, k = base.budget, base.n_arms
     step = _stepper(env)
+    # one countdown per pull; the watch looks every CHECK_EVERY pulls (never if it has no job)
+    every = CHECK_EVERY if watch.active else -1
+    countdown = every
     while True:
         if budget is not None and base.samples >= budget:
             return _recommend(env, base, agent, name)
@@ -242,10 +278,17 @@ def _single_loop(env: gym.Env, base: PureExplorationEnv, agent: Agent, name: str
         if terminated or truncated:
             return info
         agent.observe(arm, obs)
+        countdown -= 1
+        if not countdown:
+            countdown = every
+            watch.check(base.samples)
 
 
-def _batch_loop(env: gym.Env, base: PureExplorationEnv, agent: Any, name: str) -> dict:
+def _batch_loop(
+    env: gym.Env, base: PureExplorationEnv, agent: Any, name: str, watch: EpisodeWatch
+) -> dict:
     budget, k = base.budget, base.n_arms
+    active = watch.active
     while True:
         if budget is not None and base.samples >= budget:
             return _recommend(env, base, agent, name)
@@ -267,3 +310,5 @@ def _batch_loop(env: gym.Env, base: PureExplorationEnv, agent: Any, name: str) -
         if terminated or truncated:
             return info
         agent.observe_batch(arr.copy(), sums)
+        if active:
+            watch.check(base.samples)
