@@ -40,6 +40,7 @@ from bandit_envs.core.protocols import (
 )
 from bandit_envs.core.runner import EpisodeResult, run_episode
 from bandit_envs.core.tasks import AllEpsilonGood, BestArm, ConstrainedMixedSupport, ParetoSet, Task
+from bandit_envs.core.watch import EpisodeProgress
 from bandit_envs.envs.registration import register_envs
 from bandit_envs.errors import (
     AgentProtocolError,
@@ -55,6 +56,7 @@ from bandit_envs.errors import (
     InvalidParameterError,
     ResetNeeded,
     ResultsWriteError,
+    RunawayEpisodeWarning,
     UnknownNameError,
     WorkerLostError,
 )
@@ -153,6 +155,7 @@ __all__ = [
     "DataError",
     "DiscretePulls",
     "EpisodeOver",
+    "EpisodeProgress",
     "EpisodeResult",
     "IncompatibleAgentError",
     "InvalidActionError",
@@ -171,6 +174,7 @@ __all__ = [
     "ResetNeeded",
     "ResultsWriteError",
     "RewardModel",
+    "RunawayEpisodeWarning",
     "SufficientStatistics",
     "Task",
     "UnknownNameError",

@@ -82,6 +82,14 @@ class WorkerLostError(BanditEnvError, RuntimeError):
     """The worker processes of a sweep died before they started any episode."""
 
 
+class RunawayEpisodeWarning(UserWarning):
+    """An episode has drawn far more samples than its instance's lower bound says it needs.
+
+    Emitted once per episode by :func:`~bandit_envs.run_episode` (``runaway=``): the agent may
+    never stop. A warning, not an error: the episode goes on to the safety cap ``max_samples``.
+    """
+
+
 __all__ = [
     "AgentProtocolError",
     "BanditEnvError",
@@ -96,6 +104,7 @@ __all__ = [
     "InvalidParameterError",
     "ResetNeeded",
     "ResultsWriteError",
+    "RunawayEpisodeWarning",
     "UnknownNameError",
     "WorkerLostError",
 ]

@@ -31,6 +31,7 @@ from bandit_envs.core.tasks import (
     ParetoSet,
     Task,
 )
+from bandit_envs.core.watch import EpisodeProgress
 from bandit_envs.theory.answers import as_answer
 
 __all__ = [
@@ -46,6 +47,7 @@ __all__ = [
     "ConstrainedGaussian",
     "ConstrainedMixedSupport",
     "EpisodeResult",
+    "EpisodeProgress",
     "Grade",
     "LinearGaussian",
     "LogisticGLM",

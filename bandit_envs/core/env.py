@@ -6,7 +6,6 @@ setting (``docs/concepts.md``, "The environment and its termination protocol").
 
 from __future__ import annotations
 
-import hashlib
 import numbers
 import time
 from collections.abc import Iterable
@@ -17,6 +16,7 @@ import numpy as np
 from gymnasium import spaces
 
 from bandit_envs.core import rendering
+from bandit_envs.core.complexity import ComplexityInfo, InstanceComplexity
 from bandit_envs.core.models import RewardModel
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.tasks import Task
@@ -61,9 +61,14 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
       graded and ends the episode with ``terminated=True``.
     * Truncation: in fixed confidence, reaching ``max_samples`` pulls ends the episode with
       ``truncated=True``; it counts as wrong.
-    * The final ``info`` holds ``correct``, ``answer``, ``true_answer``, ``samples``,
-      ``stop_reason`` (``"stopped"``, ``"budget"`` or ``"max_samples"``), ``precision``,
-      ``recall``, ``f1``, ``pulls``, ``complexity`` and ``truth``. No truth is revealed before.
+    * The final ``info`` holds ``correct``, ``answer``, ``malformed_answer``, ``true_answer``,
+      ``samples``, ``stop_reason`` (``"stopped"``, ``"budget"`` or ``"max_samples"``),
+      ``precision``, ``recall``, ``f1``, ``pulls``, ``complexity`` and ``truth``. No truth is
+      revealed before. ``malformed_answer`` is ``None``, or the reason no instance of the task
+      could have the answer given (``Task.impossible_answer``: e.g. two arms, or the empty set of
+      a plain ``step(K)``, for best arm); such an answer is still graded (wrong), never refused.
+      ``complexity`` is computed when first read (a read-only mapping), so an episode whose
+      final ``info`` nobody reads does not pay for the instance's lower bound.
 
     ## Arguments
     | keyword | meaning | default |
@@ -172,7 +177,8 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
             **model.public_fields(),
             **task.public_fields(),
         )
-        self._complexity: dict[str, Any] | None = None
+        #: the complexity measures, solved on first access only (an episode does not pay for them)
+        self._complexity = InstanceComplexity(model, task)
         self._started = False
         self._done = False
         self._stop_reason: str | None = None
@@ -316,24 +322,14 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
         return action
 
     def complexity(self) -> dict[str, Any]:
-        """The instance's complexity measures (cached).
+        """The instance's complexity measures, computed on the first call and cached.
 
         For best arm, ``"lower_bound"`` is T*(θ) (so that E[τ_δ] ≳ T*·log(1/δ)) and
         ``"oracle_weights"`` its optimal allocation (Soare, Lazaric & Munos 2014, Section 3).
+        Nothing is solved before someone asks: the final ``info["complexity"]`` is a
+        :class:`~bandit_envs.core.complexity.ComplexityInfo` that calls this when first read.
         """
-        if self._complexity is None:
-            key = _fingerprint(self.model, self.task)
-            cached = _COMPLEXITY_CACHE.pop(key, None)
-            if cached is None:
-                cached = self.task.complexity(self.model)
-                for value in cached.values():
-                    if isinstance(value, np.ndarray):
-                        value.setflags(write=False)
-            _COMPLEXITY_CACHE[key] = cached  # most recently used last
-            while len(_COMPLEXITY_CACHE) > _COMPLEXITY_CACHE_SIZE:
-                _COMPLEXITY_CACHE.pop(next(iter(_COMPLEXITY_CACHE)))
-            self._complexity = cached
-        return self._complexity
+        return self._complexity.get()
 
     @property
     def samples(self) -> int:
@@ -449,16 +445,19 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
             if self.render_mode == "human":
                 self._draw_human(force=True)
         truth = self._true_answer
+        malformed = None
         if answer is None:  # truncated: no answer, counts as wrong
             g = self.task.grade(frozenset(), truth, self.model.means)
             correct = False
             precision, recall, f1 = g.precision, g.recall, g.f1
-        else:
+        else:  # graded as given; an answer no instance can have is flagged, never refused
+            malformed = self.task.impossible_answer(answer, self.problem)
             g = self.task.grade(answer, truth, self.model.means)
             correct, precision, recall, f1 = g.correct, g.precision, g.recall, g.f1
         info = {
             "correct": correct,
             "answer": answer,
+            "malformed_answer": malformed,
             "true_answer": truth,
             "samples": self._samples,
             "stop_reason": reason,
@@ -466,33 +465,11 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
             "recall": recall,
             "f1": f1,
             "pulls": self._pulls.copy(),
-            "complexity": _fresh(self.complexity()),
+            "complexity": ComplexityInfo(self._complexity),
             "truth": _fresh(self.model.truth()),
         }
         reward = self.correct_reward if correct else self.wrong_reward
         return self._last.copy(), reward, reason != "max_samples", reason == "max_samples", info
-
-
-#: complexity measures of recently built instances, keyed by a fingerprint of (model, task):
-#: the same instance made twice (a sweep, the checker) solves its lower bound once.
-_COMPLEXITY_CACHE: dict[str, dict[str, Any]] = {}
-_COMPLEXITY_CACHE_SIZE = 128
-
-
-def _fingerprint(model: RewardModel, task: Task) -> str:
-    digest = hashlib.sha256()
-    digest.update(f"{type(model).__qualname__}|{type(task).__qualname__}|".encode())
-    digest.update(repr(sorted(vars(task).items())).encode())
-    fields = {**model.public_fields(), **model.truth()}
-    for name in sorted(fields):
-        value = fields[name]
-        digest.update(name.encode())
-        if isinstance(value, (np.ndarray, float, int)):
-            arr = np.ascontiguousarray(value, dtype=np.float64)
-            digest.update(repr(arr.shape).encode() + arr.tobytes())
-        else:
-            digest.update(repr(value).encode())
-    return digest.hexdigest()
 
 
 def _fresh(data: dict[str, Any]) -> dict[str, Any]:

@@ -15,8 +15,15 @@ from gymnasium.wrappers import OrderEnforcing, PassiveEnvChecker
 
 from bandit_envs.core.env import PureExplorationEnv
 from bandit_envs.core.protocols import Agent, BatchAgent, OracleAgent, compatibility
+from bandit_envs.core.watch import (
+    CHECK_EVERY,
+    RUNAWAY_MULTIPLE,
+    EpisodeProgress,
+    EpisodeWatch,
+    check_watch_options,
+)
 from bandit_envs.errors import AgentProtocolError, IncompatibleAgentError, InvalidParameterError
-from bandit_envs.theory.answers import as_answer
+from bandit_envs.theory.answers import Answer, as_answer
 
 
 @dataclasses.dataclass(frozen=True)
@@ -29,10 +36,12 @@ class EpisodeResult:
         seed: the episode seed (noise and agent randomness are both derived from it).
         samples: the number of pulls made.
         correct: whether the final answer was right (``False`` when truncated).
-        answer: the answer given, as a sorted tuple (``None`` when truncated).
-        true_answer: the correct answer, as a sorted tuple.
+        answer: the answer given, a ``frozenset`` of item indices as in the final ``info``
+            (``None`` when truncated).
+        true_answer: the correct answer, a ``frozenset``.
         stop_reason: ``"stopped"``, ``"budget"`` or ``"max_samples"``.
-        wall_time: seconds spent in the episode (reset to grading).
+        wall_time: seconds spent in the episode, from reset to grading (the instance's lower
+            bound, looked up afterwards for ``lower_bound``, is not counted).
         pulls: pulls per arm.
         precision, recall, f1: set-overlap metrics of the answer.
         path: ``"single"`` or ``"batch"``.
@@ -47,8 +56,8 @@ class EpisodeResult:
     seed: int
     samples: int
     correct: bool
-    answer: tuple[int, ...] | None
-    true_answer: tuple[int, ...]
+    answer: Answer | None
+    true_answer: Answer
     stop_reason: str
     wall_time: float
     pulls: tuple[int, ...]
@@ -62,8 +71,12 @@ class EpisodeResult:
     budget: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-friendly dict of the record."""
-        return dataclasses.asdict(self)
+        """A JSON-friendly dict of the record; answers become sorted tuples."""
+        out = dataclasses.asdict(self)
+        for key in ("answer", "true_answer"):
+            if out[key] is not None:
+                out[key] = tuple(sorted(out[key]))
+        return out
 
 
 def episode_seeds(seed: int) -> tuple[int, np.random.Generator]:
@@ -86,6 +99,9 @@ def run_episode(
     *,
     batch: bool | None = None,
     check_compatible: bool = True,
+    progress: Callable[[EpisodeProgress], object] | None = None,
+    progress_every: float = 1.0,
+    runaway: float | None = RUNAWAY_MULTIPLE,
 ) -> EpisodeResult:
     """Run one episode of ``agent`` on ``env`` and return its record.
 
@@ -99,10 +115,21 @@ def run_episode(
         batch: ``None`` uses the exact batch path when the agent offers it; ``True`` requires
             it; ``False`` forces one pull at a time.
         check_compatible: refuse an agent whose declared capabilities do not cover the problem.
+        progress: called with an :class:`~bandit_envs.core.watch.EpisodeProgress` (agent, env,
+            seed, samples, elapsed seconds, cap) at most once per ``progress_every`` seconds
+            while the episode runs; never for an episode shorter than that. An exception it
+            raises ends the episode and propagates (the env then needs a reset).
+        progress_every: seconds between two ``progress`` calls.
+        runaway: warn (:class:`~bandit_envs.errors.RunawayEpisodeWarning`, once, naming the
+            agent) when a fixed-confidence episode passes this many times the lower bound
+            T*·log(1/δ), or 10⁷ samples on instances without one; ``None`` never warns. The
+            bound is looked up only once the episode has drawn 10⁵ samples.
 
     Raises:
         IncompatibleAgentError: the agent declares it cannot solve this problem.
-        AgentProtocolError: the agent broke the protocol (bad arm, bad answer, ...).
+        AgentProtocolError: the agent broke the protocol (bad arm; an answer that is not a
+            set of item indices, or that no instance of the task could have, e.g. two arms or
+            none for best arm: ``Task.impossible_answer`` says why).
 
     """
     base = env.unwrapped
@@ -113,6 +140,7 @@ def run_episode(
         )
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
         raise InvalidParameterError(f"run_episode: seed must be an integer >= 0; got {seed!r}.")
+    check_watch_options(progress, progress_every, runaway)
     if not isinstance(agent, Agent):
         missing = [m for m in ("reset", "select", "observe", "recommend") if not hasattr(agent, m)]
         raise AgentProtocolError(
@@ -129,7 +157,18 @@ def run_episode(
             f"run_episode: batch=True, but {name} does not offer select_batch/observe_batch."
         )
     env_seed, rng = episode_seeds(int(seed))
+    env_id = env.spec.id if env.spec is not None else base.name
     start = time.perf_counter()
+    watch = EpisodeWatch(
+        base,
+        env_id=env_id,
+        agent=name,
+        seed=int(seed),
+        start=start,
+        progress=progress,
+        progress_every=float(progress_every),
+        runaway=None if runaway is None else float(runaway),
+    )
     _, info = env.reset(seed=env_seed)
     spec = info["problem"]
     agent.reset(spec, rng)
@@ -140,21 +179,21 @@ def run_episode(
             raise AgentProtocolError(f"{name} declares oracle=True but has no receive_truth().")
         agent.receive_truth(base.model.truth())
     loop = _batch_loop if use_batch else _single_loop
-    final = loop(env, base, agent, name)
+    final = loop(env, base, agent, name, watch)
     wall = time.perf_counter() - start
     answer = final["answer"]
-    lb = final["complexity"].get("lower_bound")
     lower = None
-    if lb is not None and base.delta is not None:
-        lower = float(lb) * math.log(1.0 / base.delta)
+    if base.delta is not None:  # solved once per instance, after the episode's clock stopped
+        lb = final["complexity"].get("lower_bound")
+        lower = None if lb is None else float(lb) * math.log(1.0 / base.delta)
     return EpisodeResult(
-        env_id=env.spec.id if env.spec is not None else base.name,
+        env_id=env_id,
         agent=name,
         seed=int(seed),
         samples=int(final["samples"]),
         correct=bool(final["correct"]),
-        answer=None if answer is None else tuple(sorted(answer)),
-        true_answer=tuple(sorted(final["true_answer"])),
+        answer=None if answer is None else frozenset(answer),
+        true_answer=frozenset(final["true_answer"]),
         stop_reason=str(final["stop_reason"]),
         wall_time=wall,
         pulls=tuple(int(c) for c in final["pulls"]),
@@ -180,6 +219,12 @@ def _recommend(env: gym.Env, base: PureExplorationEnv, agent: Agent, name: str) 
         answer = as_answer(raw, base.n_items, who=f"{name}.recommend()")
     except (ValueError, TypeError) as exc:
         raise AgentProtocolError(str(exc)) from None
+    why = base.task.impossible_answer(answer, base.problem)
+    if why is not None:
+        raise AgentProtocolError(
+            f"{name}.recommend() returned an answer no {base.task.name} instance can have: "
+            f"{why}. Return {base.task.answer_rule}."
+        )
     result = env.step(base.stop_action(answer))
     return result[4]
 
@@ -214,9 +259,14 @@ def _stepper(env: gym.Env) -> Callable[[Any], tuple]:
     return layer.step
 
 
-def _single_loop(env: gym.Env, base: PureExplorationEnv, agent: Agent, name: str) -> dict:
+def _single_loop(
+    env: gym.Env, base: PureExplorationEnv, agent: Agent, name: str, watch: EpisodeWatch
+) -> dict:
     budget, k = base.budget, base.n_arms
     step = _stepper(env)
+    # one countdown per pull; the watch looks every CHECK_EVERY pulls (never if it has no job)
+    every = CHECK_EVERY if watch.active else -1
+    countdown = every
     while True:
         if budget is not None and base.samples >= budget:
             return _recommend(env, base, agent, name)
@@ -228,10 +278,17 @@ def _single_loop(env: gym.Env, base: PureExplorationEnv, agent: Agent, name: str
         if terminated or truncated:
             return info
         agent.observe(arm, obs)
+        countdown -= 1
+        if not countdown:
+            countdown = every
+            watch.check(base.samples)
 
 
-def _batch_loop(env: gym.Env, base: PureExplorationEnv, agent: Any, name: str) -> dict:
+def _batch_loop(
+    env: gym.Env, base: PureExplorationEnv, agent: Any, name: str, watch: EpisodeWatch
+) -> dict:
     budget, k = base.budget, base.n_arms
+    active = watch.active
     while True:
         if budget is not None and base.samples >= budget:
             return _recommend(env, base, agent, name)
@@ -253,3 +310,5 @@ def _batch_loop(env: gym.Env, base: PureExplorationEnv, agent: Any, name: str) -
         if terminated or truncated:
             return info
         agent.observe_batch(arr.copy(), sums)
+        if active:
+            watch.check(base.samples)

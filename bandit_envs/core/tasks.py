@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from bandit_envs.core.problem import Answer, Grade, grade
+from bandit_envs.core.problem import Answer, Grade, ProblemSpec, grade
 from bandit_envs.core.validation import check_matrix, check_nonnegative
 from bandit_envs.errors import InvalidInstanceError, InvalidParameterError
 from bandit_envs.theory import lp
@@ -50,6 +50,18 @@ class Task(abc.ABC):
     def grade(self, answer: Answer, truth: Answer, means: np.ndarray) -> Grade:
         """Grade ``answer``; exact set equality by default."""
         return grade(answer, truth)
+
+    #: which answers an instance of the task can have, in words (messages and docs quote it).
+    answer_rule: str = "any set of items"
+
+    def impossible_answer(self, answer: Answer, problem: ProblemSpec) -> str | None:
+        """Why no instance of this task posed as ``problem`` has ``answer`` as its answer.
+
+        Returns ``None`` when some instance could have it (the answer is well formed, right or
+        wrong), else a sentence naming the rule it breaks. ``answer`` is a valid set of item
+        indices (:func:`~bandit_envs.theory.answers.as_answer`). Default: any set is possible.
+        """
+        return None
 
     def public_fields(self) -> dict[str, Any]:
         """Task fields made public in the ProblemSpec (e.g. ``epsilon``)."""
@@ -99,6 +111,14 @@ class BestArm(Task):
     def empirical_answer(self, means: np.ndarray) -> Answer:
         """``{argmax μ̂}``, lowest index on ties."""
         return frozenset({int(np.argmax(np.asarray(means).reshape(-1)))})
+
+    answer_rule = "exactly one arm (instances with a tied best arm are refused)"
+
+    def impossible_answer(self, answer: Answer, problem: ProblemSpec) -> str | None:
+        """Not exactly one arm: a best-arm answer is ``{k}``."""
+        if len(answer) == 1:
+            return None
+        return f"a best-arm answer is {self.answer_rule}; got {_items(answer)}"
 
     def complexity(self, model: RewardModel) -> dict[str, Any]:
         """Gaps; for linear Gaussian models also T*(θ) and the oracle weights.
@@ -169,6 +189,22 @@ class ParetoSet(Task):
         """The Pareto set of the estimates (Definition-1 dominance; never raises on ties)."""
         mu = np.asarray(means, dtype=float)
         return frozenset(int(i) for i in np.flatnonzero(pareto_mask(mu.reshape(mu.shape[0], -1))))
+
+    answer_rule = (
+        "a non-empty set of arms (some arm is always undominated); with one objective and "
+        "epsilon = 0, exactly one arm (ties are refused)"
+    )
+
+    def impossible_answer(self, answer: Answer, problem: ProblemSpec) -> str | None:
+        """Empty (a Pareto set never is), or not one arm for ``d = 1`` exact PSI (unique best)."""
+        if not answer:
+            return f"a Pareto-set answer is {self.answer_rule}; got the empty set"
+        if problem.outcome_dim == 1 and self.epsilon == 0.0 and len(answer) != 1:
+            return (
+                f"with one objective and epsilon = 0 the Pareto set is the unique best arm, so "
+                f"the answer is exactly one arm; got {_items(answer)}"
+            )
+        return None
 
     def grade(self, answer: Answer, truth: Answer, means: np.ndarray) -> Grade:
         """Exact equality with ``S*`` (ε = 0) or ε-Pareto validity (ε > 0); P/R/F1 vs ``S*``."""
@@ -292,6 +328,14 @@ class AllEpsilonGood(Task):
         """``{i : μ̂_i ≥ threshold(μ̂)}`` (never raises)."""
         mu = np.asarray(means, dtype=float).reshape(-1)
         return frozenset(int(i) for i in np.flatnonzero(mu >= self.threshold(mu)))
+
+    answer_rule = "a non-empty set of arms (the best arm is always epsilon-good)"
+
+    def impossible_answer(self, answer: Answer, problem: ProblemSpec) -> str | None:
+        """Empty: the best arm is always in ``G_ε``."""
+        if answer:
+            return None
+        return f"an all-epsilon-good answer is {self.answer_rule}; got the empty set"
 
     def public_fields(self) -> dict[str, Any]:
         """``epsilon``, ``extras["multiplicative"]`` and the hints (in ``extras``)."""
@@ -449,6 +493,28 @@ class ConstrainedMixedSupport(Task):
             return lp.scan_bases(mu, a, b).best_basis()
         return lp.solve_lp(mu, a, b).support
 
+    answer_rule = (
+        "the empty set (an infeasible instance) or an optimal basis: exactly L + 1 items "
+        "(L = the number of cost constraints), at least one of them an arm"
+    )
+
+    def impossible_answer(self, answer: Answer, problem: ProblemSpec) -> str | None:
+        """Neither empty nor ``L + 1`` items with an arm among them (Assumption 1's basis)."""
+        if not answer:
+            return None
+        size = self.n_constraints + 1
+        if len(answer) != size:
+            return (
+                f"a constrained-mixed answer is {self.answer_rule}; with L = "
+                f"{self.n_constraints} that is {size} items, got {_items(answer)}"
+            )
+        if min(answer) >= problem.n_arms:
+            return (
+                f"a constrained-mixed answer is {self.answer_rule}; got only slack items "
+                f"{_items(answer)} (arms are 0..{problem.n_arms - 1}): the mixed arm has no support"
+            )
+        return None
+
     def public_fields(self) -> dict[str, Any]:
         """``cost_thresholds`` (c̄)."""
         return {"cost_thresholds": self.thresholds}
@@ -526,6 +592,15 @@ class ConstrainedMixedSupport(Task):
             }
         )
         return out
+
+
+def _items(answer: Answer) -> str:
+    """An answer in messages: ``2 items {0, 3}``, ``the empty set``."""
+    if not answer:
+        return "the empty set"
+    shown = sorted(answer)
+    text = ", ".join(str(i) for i in shown[:10]) + (", ..." if len(shown) > 10 else "")
+    return f"{len(shown)} item{'s' if len(shown) != 1 else ''} {{{text}}}"
 
 
 def _zero_gap_message(mu: np.ndarray, zero: np.ndarray, pareto: np.ndarray, tol: float) -> str:

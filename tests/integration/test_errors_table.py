@@ -201,7 +201,11 @@ GROUPS: dict[str, tuple[str, str]] = {
     "runner": (
         "Agent misbehaviour caught by the runner",
         "`run_episode` checks every arm an agent selects, every batch it asks for and the "
-        "answer it recommends (the checks `agents.check_agent` relies on).",
+        "answer it recommends: a set of item indices that some instance of the task could have "
+        "(`Task.impossible_answer`: exactly one arm for best arm, a non-empty set for Pareto "
+        "sets and all ε-good arms, the empty set or L + 1 items for constrained mixed arms). "
+        "These are the checks `agents.check_agent` relies on. A raw `env.step` with such an "
+        'answer is graded, not refused, and its final `info["malformed_answer"]` says why.',
     ),
     "params": (
         "Agent names and parameters",
@@ -1009,6 +1013,22 @@ CASES: list[Case] = [
     Case(
         "runner",
         AgentProtocolError,
+        "run_episode(soare(), Scripted(answer={0, 2}), seed=0)",
+        "Scripted.recommend() returned an answer no best_arm instance can have: a best-arm answer "
+        "is exactly one arm (instances with a tied best arm are refused); got 2 items {0, 2}. "
+        "Return exactly one arm (instances with a tied best arm are refused).",
+    ),
+    Case(
+        "runner",
+        AgentProtocolError,
+        "run_episode(soare(), Scripted(answer=set()), seed=0)",
+        "Scripted.recommend() returned an answer no best_arm instance can have: a best-arm answer "
+        "is exactly one arm (instances with a tied best arm are refused); got the empty set. "
+        "Return exactly one arm (instances with a tied best arm are refused).",
+    ),
+    Case(
+        "runner",
+        AgentProtocolError,
         "run_episode(soare(budget=5), ScriptedBatch(np.array([3, 3, 0])), seed=0)",
         "ScriptedBatch.select_batch() asked for 6 pulls, but only 5 of the budget 5 remain.",
     ),
@@ -1031,6 +1051,13 @@ CASES: list[Case] = [
         InvalidParameterError,
         "run_episode(soare(), Scripted(), seed=-1)",
         "run_episode: seed must be an integer >= 0; got -1.",
+    ),
+    Case(
+        "runner",
+        InvalidParameterError,
+        "run_episode(soare(), Scripted(), seed=0, runaway=0)",
+        "run_episode: runaway must be a positive multiple of T*·log(1/δ), or None to never warn; "
+        "got 0.",
     ),
     # params
     Case(

@@ -199,11 +199,11 @@ def test_infeasible_instance_is_declared_in_round_one():
     for cls in (SFSR, SFSRL):
         agent = cls()
         record = run_episode(env, agent, 0)
-        assert record.answer == () and record.correct
+        assert record.answer == frozenset() and record.correct
         assert agent.infeasible_round == 1 and agent.rounds_done == 1
         # only round 1 was pulled: T_1 = n_1 per arm
         assert record.samples == 3 * sfsr_schedule(3000, 3, 3, 1)[0]
-    assert run_episode(env, USLP(), 0).answer == ()
+    assert run_episode(env, USLP(), 0).answer == frozenset()
 
 
 @pytest.mark.parametrize("agent_cls", (SFSR, SFSRL))
@@ -394,7 +394,7 @@ def test_sfsr_beats_uslp_on_a1r_quick():
     env = gym.make(
         "ConstrainedMixed-Custom-v0", rewards=A1R_REWARDS, costs=[A1R_COSTS], budget=5000
     )
-    assert run_episode(env, USLP(), 0).true_answer == (1, 16)
+    assert run_episode(env, USLP(), 0).true_answer == frozenset({1, 16})
     sfsr, uslp = _error_rate(env, SFSR, 300), _error_rate(env, USLP, 300)
     assert sfsr < 0.02 and uslp > sfsr + 0.01, (sfsr, uslp)
 

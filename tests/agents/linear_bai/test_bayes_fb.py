@@ -287,7 +287,7 @@ def test_bayesgap_min_gap_recommendation():
     env = gym.make("LinearBAI-Basis-v0", d=3, gap=0.5, budget=300)
     agent = BayesGap(recommendation="min_gap")
     rec = run_episode(env, agent, 0)
-    assert rec.answer == (agent._min_gap_arm,)
+    assert rec.answer == frozenset({agent._min_gap_arm})
     # all ε-good: the ε-rule on the posterior means whatever the best-arm rule
     rec = run_episode(static_env(sigma=0.0, budget=100), BayesGap(recommendation="min_gap"), 0)
     assert rec.correct and len(rec.answer) == 4

@@ -603,7 +603,7 @@ def test_noiseless_run(make):
     paths = (False, True) if make().capabilities.batch else (False,)
     records = [run_episode(env, make(), 0, batch=b) for b in paths]
     for r in records:
-        assert r.correct and r.stop_reason == "stopped" and r.answer == (0,)
+        assert r.correct and r.stop_reason == "stopped" and r.answer == frozenset({0})
         assert min(r.pulls[:4]) >= 1  # the initialisation: one pull per canonical arm
     assert len({(r.samples, r.pulls) for r in records}) == 1
 

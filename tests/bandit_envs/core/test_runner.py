@@ -1,11 +1,13 @@
 """run_episode: records, seeding, batch path, protocol enforcement."""
 
+import json
 import re
 
 import gymnasium as gym
 import numpy as np
 import pytest
 
+import registry
 from agents import Uniform
 from bandit_envs import (
     AgentCapabilities,
@@ -39,7 +41,9 @@ def test_record_fields():
     assert r.env_id == "LinearBAI-Soare-v0" and r.agent == "Uniform" and r.seed == 0
     assert r.samples == 90 and r.stop_reason == "budget" and r.pulls == (30, 30, 30)
     assert r.path == "single" and r.lower_bound is None and not r.oracle
-    assert r.answer in ((0,), (1,), (2,)) and r.true_answer == (0,)
+    # one type for answers: frozensets, as in the env's final info
+    assert r.answer in ({0}, {1}, {2}) and r.true_answer == frozenset({0})
+    assert type(r.answer) is frozenset and type(r.true_answer) is frozenset
     assert r.wall_time > 0
     fc = run_episode(gym.make("LinearBAI-Soare-v0", omega=0.3), Uniform(), seed=0)
     t_star = gym.make("LinearBAI-Soare-v0", omega=0.3).unwrapped.complexity()["lower_bound"]
@@ -131,3 +135,17 @@ def test_batch_that_exceeds_budget_is_a_protocol_error():
         ),
     ):
         run_episode(gym.make("LinearBAI-Soare-v0", budget=30), Greedy(), 0)
+
+
+def test_to_dict_keeps_answers_as_sorted_tuples_for_json():
+    env = gym.make("LinearPSI-Synthetic-v0")
+    r = run_episode(env, registry.make_agent("APE"), 0)
+    assert type(r.answer) is frozenset and len(r.answer) > 1
+    d = r.to_dict()
+    assert d["answer"] == tuple(sorted(r.answer)) and d["true_answer"] == tuple(
+        sorted(r.true_answer)
+    )
+    back = json.loads(json.dumps(d))
+    assert back["answer"] == sorted(r.answer) and back["true_answer"] == sorted(r.true_answer)
+    truncated = run_episode(gym.make("LinearBAI-Soare-v0", max_samples=5), Uniform(), 0)
+    assert truncated.answer is None and truncated.to_dict()["answer"] is None
