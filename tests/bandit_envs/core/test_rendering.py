@@ -190,17 +190,35 @@ def test_renderer_pickles_without_its_figure_and_checks_its_mode():
         rendering.Renderer("x")
 
 
-def test_missing_matplotlib_names_the_plot_extra(monkeypatch):
-    monkeypatch.setitem(sys.modules, "matplotlib", None)  # makes `import matplotlib` fail
-    with pytest.raises(
+def missing_plot_extra(mode):
+    return pytest.raises(
         ImportError,
         match=re.escape(
-            "LinearBAI-Soare-v0: render_mode='rgb_array' needs matplotlib to draw pictures; "
+            f"LinearBAI-Soare-v0: render_mode={mode!r} needs matplotlib to draw pictures; "
             'install the plot extra with `pip install "bandit-envs[plot]"`'
         ),
-    ):
-        make("LinearBAI-Soare-v0", render_mode="rgb_array")
-    make("LinearBAI-Soare-v0", render_mode="ansi")  # text rendering needs no matplotlib
+    )
+
+
+def test_missing_matplotlib_fails_at_the_first_drawing_and_names_the_plot_extra(monkeypatch):
+    # Stable-Baselines3's make_vec_env builds every env with render_mode="rgb_array": without
+    # matplotlib such an env must build and run; only drawing a picture needs the plot extra.
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # makes `import matplotlib` fail
+    env = make("LinearBAI-Soare-v0", render_mode="rgb_array")
+    env.reset(seed=0)
+    env.step(0)
+    env.unwrapped.step_batch(np.array([1, 2, 3]))
+    with missing_plot_extra("rgb_array"):
+        env.render()
+    _, _, terminated, _, info = env.step(env.unwrapped.stop_action({0}))
+    assert terminated and info["correct"]
+    env.close()
+    human = make("LinearBAI-Soare-v0", render_mode="human")  # builds; its reset draws
+    with missing_plot_extra("human"):
+        human.reset(seed=0)
+    text = make("LinearBAI-Soare-v0", render_mode="ansi")  # text rendering needs no matplotlib
+    text.reset(seed=0)
+    assert text.render().startswith("LinearBAI-Soare-v0 [best_arm, delta=0.05] running")
 
 
 HUMAN = textwrap.dedent("""
