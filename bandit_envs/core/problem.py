@@ -68,7 +68,7 @@ class ReadOnlyMapping(Mapping[str, Any]):
             for key, value in self._data.items()
             if isinstance(value, np.ndarray) and not value.flags.writeable
         )
-        return (ReadOnlyMapping, (self._data,), frozen)
+        return (type(self), (self._data,), frozen)
 
     def __setstate__(self, frozen: tuple[str, ...]) -> None:
         for key in frozen:
@@ -216,7 +216,7 @@ class ProblemSpec:
 
     def __reduce__(self) -> tuple[type[ProblemSpec], tuple[Any, ...]]:
         """Pickle and deep-copy through the constructor: the copy is checked and read-only too."""
-        return (ProblemSpec, tuple(getattr(self, f.name) for f in dataclasses.fields(self)))
+        return (type(self), tuple(getattr(self, f.name) for f in dataclasses.fields(self)))
 
     def __repr__(self) -> str:
         shown = [f"task={self.task!r}", f"setting={self.setting!r}", f"n_arms={self.n_arms}"]

@@ -123,3 +123,18 @@ def test_spec_copies_are_equal_checked_and_read_only(how):
     assert not clone.extras["known_means"].flags.writeable  # read-only stays read-only
     assert clone.extras["scratch"].flags.writeable  # and a writeable value stays writeable
     assert repr(clone) == repr(spec)
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class LabelledSpec(ProblemSpec):
+    """A user's subclass with one more field."""
+
+    label: str = "mine"
+
+
+def test_a_spec_subclass_copies_as_itself():
+    spec = LabelledSpec(
+        task="best_arm", setting="fixed_budget", n_arms=2, n_items=2, outcome_dim=1, budget=5
+    )
+    for clone in (pickle.loads(pickle.dumps(spec)), copy.deepcopy(spec)):
+        assert type(clone) is LabelledSpec and clone.label == "mine" and clone.budget == 5
