@@ -58,6 +58,13 @@ class ReadOnlyMapping(Mapping[str, Any]):
     def __len__(self) -> int:
         return len(self._data)
 
+    def __contains__(self, key: object) -> bool:  # the dict's own, faster than Mapping's
+        return key in self._data
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """The value of ``key``, or ``default`` (the dict's own lookup, faster than Mapping's)."""
+        return self._data.get(key, default)
+
     def __repr__(self) -> str:
         return f"ReadOnlyMapping({self._data!r})"
 

@@ -81,6 +81,8 @@ def test_extras_are_a_read_only_mapping_that_pickles():
     source["m_hint"] = 5  # the mapping holds its own copy
     assert extras == {"m_hint": 2, "known_arms": (1,)} and len(extras) == 2
     assert list(extras) == ["m_hint", "known_arms"] and extras.get("absent") is None
+    assert "m_hint" in extras and "absent" not in extras and extras.get("absent", 4) == 4
+    assert extras.get("known_arms") == (1,) and dict(extras.items()) == dict(extras)
     assert repr(extras) == "ReadOnlyMapping({'m_hint': 2, 'known_arms': (1,)})"
     with pytest.raises(TypeError, match="does not support item assignment"):
         extras["m_hint"] = 3  # type: ignore[index]
