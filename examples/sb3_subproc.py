@@ -4,7 +4,7 @@ Needs the ``sb3`` extra (Stable-Baselines3; install the CPU build of torch first
 
     pip install torch --index-url https://download.pytorch.org/whl/cpu
     pip install -e ".[sb3]"
-    python examples/sb3_subproc.py                       # 4 workers, 4,096 PPO steps: ~1 min
+    python examples/sb3_subproc.py                       # 4 workers, 4,096 PPO steps: ~30 s
     python examples/sb3_subproc.py --envs 2 --steps 256  # a smoke test
 
 ``make_vec_env`` builds one environment per worker process (with ``render_mode="rgb_array"``,
