@@ -91,7 +91,15 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
     (:mod:`bandit_envs.core.rendering`; needs matplotlib, the ``plot`` extra). ``"human"``: the same
     picture in a matplotlib window, redrawn at reset, at most ``render_fps`` times a second
     while pulling, and at the end of the episode. Only these two picture modes keep per-arm sums
-    of the outcomes; the other modes pay one ``is None`` test per pull for them.
+    of the outcomes; the other modes pay one ``is None`` test per pull for them. Without
+    matplotlib the first drawing raises ``ImportError`` (``render()``, or ``reset()`` in
+    ``"human"`` mode), not the constructor: Stable-Baselines3's ``make_vec_env`` builds every env
+    with ``render_mode="rgb_array"``, and such an env trains without ever drawing.
+
+    ## Copies
+    An environment, its :class:`~bandit_envs.ProblemSpec` and its ``info`` dicts pickle and
+    deep-copy (worker processes of vector envs); a copy made mid-episode, random generator
+    included, continues exactly as the original would. A picture-mode copy draws a new figure.
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 4}
@@ -190,8 +198,7 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
         #: included) CPython 3.11's attribute caches stop working and every step() gets slower
         #: (tests/bandit_envs/core/test_rendering.py guards the count).
         self._picture: Any = None
-        if render_mode in ("rgb_array", "human"):
-            rendering.require_matplotlib(f"{who}: render_mode={render_mode!r}")
+        if render_mode in ("rgb_array", "human"):  # matplotlib is needed by the first drawing
             self._picture = rendering.Picture(np.zeros((k, m), dtype=np.float64))
 
     # ------------------------------------------------------------------ Gymnasium API

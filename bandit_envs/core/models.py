@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from bandit_envs.core.validation import (
+    KeepsReadOnlyArrays,
     check_feature_scale,
     check_matrix,
     check_nonnegative,
@@ -26,7 +27,7 @@ from bandit_envs.core.validation import (
 from bandit_envs.errors import InvalidParameterError
 
 
-class RewardModel(abc.ABC):
+class RewardModel(KeepsReadOnlyArrays, abc.ABC):
     """Abstract reward model over ``n_arms`` arms with outcomes in R^outcome_dim."""
 
     #: the structure the model guarantees to agents (``ProblemSpec.structure``).

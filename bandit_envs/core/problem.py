@@ -8,8 +8,7 @@ is an LP basis over arms and slack items. :func:`grade` compares an answer with 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
-from types import MappingProxyType
+from collections.abc import Iterator, Mapping
 from typing import Any, Literal
 
 import numpy as np
@@ -31,6 +30,56 @@ def _frozen_array(value: Any) -> np.ndarray:
     arr = np.array(value, dtype=np.float64, copy=True)
     arr.setflags(write=False)
     return arr
+
+
+class ReadOnlyMapping(Mapping[str, Any]):
+    """A read-only mapping that pickles and deep-copies (``types.MappingProxyType`` does not).
+
+    It holds its own copy of the items it is given; item assignment raises ``TypeError``. Used
+    for :attr:`ProblemSpec.extras`, so that an environment, its spec and its ``info`` dicts can
+    be sent to worker processes (Gymnasium's async vector env, Stable-Baselines3's
+    ``SubprocVecEnv``) and copied mid-episode.
+
+    Args:
+        data: the items (any mapping).
+    """
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: Mapping[str, Any] | None = None) -> None:
+        self._data: dict[str, Any] = dict(data or {})
+
+    def __getitem__(self, key: str) -> Any:
+        return self._data[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __contains__(self, key: object) -> bool:  # the dict's own, faster than Mapping's
+        return key in self._data
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """The value of ``key``, or ``default`` (the dict's own lookup, faster than Mapping's)."""
+        return self._data.get(key, default)
+
+    def __repr__(self) -> str:
+        return f"ReadOnlyMapping({self._data!r})"
+
+    def __reduce__(self) -> tuple[type[ReadOnlyMapping], tuple[dict[str, Any]], tuple[str, ...]]:
+        # NumPy copies lose the write flag: name the read-only arrays to clear it again
+        frozen = tuple(
+            key
+            for key, value in self._data.items()
+            if isinstance(value, np.ndarray) and not value.flags.writeable
+        )
+        return (type(self), (self._data,), frozen)
+
+    def __setstate__(self, frozen: tuple[str, ...]) -> None:
+        for key in frozen:
+            self._data[key].setflags(write=False)
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -63,7 +112,7 @@ class ProblemSpec:
         link: the link function of a GLM (``"logistic"``, ...), else ``None``.
         misspecification: the bound L_m on the deviation from linearity, if told, else ``None``.
         name: the instance's name (usually the environment id).
-        extras: anything else the task makes public (read-only mapping).
+        extras: anything else the task makes public (a read-only :class:`ReadOnlyMapping`).
 
     """
 
@@ -125,7 +174,7 @@ class ProblemSpec:
             raise InvalidParameterError(
                 f"{who}: extras must be a mapping (e.g. a dict); got {self.extras!r}."
             )
-        object.__setattr__(self, "extras", MappingProxyType(dict(self.extras)))
+        object.__setattr__(self, "extras", ReadOnlyMapping(self.extras))
 
     def _check_setting(self, who: str) -> None:
         """δ (and the safety cap) in fixed confidence, the budget in fixed budget."""
@@ -171,6 +220,10 @@ class ProblemSpec:
                 f"ProblemSpec.replace: no field(s) {unknown}; the fields are {fields}."
             )
         return dataclasses.replace(self, **changes)
+
+    def __reduce__(self) -> tuple[type[ProblemSpec], tuple[Any, ...]]:
+        """Pickle and deep-copy through the constructor: the copy is checked and read-only too."""
+        return (type(self), tuple(getattr(self, f.name) for f in dataclasses.fields(self)))
 
     def __repr__(self) -> str:
         shown = [f"task={self.task!r}", f"setting={self.setting!r}", f"n_arms={self.n_arms}"]

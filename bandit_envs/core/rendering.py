@@ -24,9 +24,11 @@ outcomes: least squares on the features for linear models, per-arm sample means 
 once the agent has stopped, its answer is drawn instead (and next to the empirical front for
 PSI). The truth is drawn on purpose: the pictures are for people, not an observation for agents.
 
-matplotlib is imported only when a picture is drawn (the optional ``plot`` extra). The
-``"rgb_array"`` mode draws on an off-screen Agg canvas (no display needed, the global pyplot
-backend untouched); ``"human"`` draws into one pyplot window that is reused and never blocks.
+matplotlib is imported only when a picture is drawn (the optional ``plot`` extra): an environment
+made with a picture mode but never drawn needs no matplotlib, and without it the first drawing
+raises an ``ImportError`` that names the extra. The ``"rgb_array"`` mode draws on an off-screen
+Agg canvas (no display needed, the global pyplot backend untouched); ``"human"`` draws into one
+pyplot window that is reused and never blocks.
 """
 
 from __future__ import annotations
@@ -139,8 +141,10 @@ class Renderer:
         Args:
             view: the episode to draw.
         """
-        if self.mode == "human" and _interactive_backend():
-            self._render_human(view)
+        if self.mode == "human":
+            require_matplotlib(f"{view.name}: render_mode={self.mode!r}")
+            if _interactive_backend():
+                self._render_human(view)
 
     def close(self) -> None:
         """Release the figure (closes the human window)."""

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from bandit_envs.core.problem import Answer, Grade, ProblemSpec, grade
-from bandit_envs.core.validation import check_matrix, check_nonnegative
+from bandit_envs.core.validation import KeepsReadOnlyArrays, check_matrix, check_nonnegative
 from bandit_envs.errors import InvalidInstanceError, InvalidParameterError
 from bandit_envs.theory import lp
 from bandit_envs.theory.eps_good import check_epsilon, threshold_from_best
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from bandit_envs.core.models import RewardModel
 
 
-class Task(abc.ABC):
+class Task(KeepsReadOnlyArrays, abc.ABC):
     """Abstract task: maps true means (K×m) to the correct answer, and grades answers."""
 
     #: the name agents see in ``ProblemSpec.task``.

@@ -108,6 +108,35 @@ def read_only(arr: np.ndarray) -> np.ndarray:
     return arr
 
 
+class KeepsReadOnlyArrays:
+    """Mixin: array attributes that are read-only stay read-only in pickled and deep copies.
+
+    NumPy does not keep the write flag: an array that is unpickled, or deep-copied, is writeable.
+    Reward models and tasks share their arrays read-only (:func:`read_only`), so their copies (an
+    environment sent to a worker process, or copied mid-episode) clear the flag again.
+    """
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(vars(self))
+        state[_READ_ONLY_KEY] = tuple(
+            name
+            for name, value in state.items()
+            if isinstance(value, np.ndarray) and not value.flags.writeable
+        )
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        state = dict(state)
+        names = state.pop(_READ_ONLY_KEY, ())
+        vars(self).update(state)
+        for name in names:
+            state[name].setflags(write=False)
+
+
+#: the key under which :class:`KeepsReadOnlyArrays` lists its read-only attributes.
+_READ_ONLY_KEY = "__read_only_arrays__"
+
+
 def _ragged(value: Any) -> bool:
     """Whether ``value`` is a nested sequence whose rows have different lengths."""
     try:

@@ -17,9 +17,10 @@ def test_there_are_examples():
 ARGS = {
     "render_gallery.py": lambda tmp: ["--out", str(tmp)],
     "ppo_vs_zoo.py": lambda tmp: ["--steps", "256", "--episodes", "5"],
+    "sb3_subproc.py": lambda tmp: ["--envs", "2", "--steps", "256", "--episodes", "2"],
 }
 #: scripts that need an optional extra (skipped without it; CI installs it)
-NEEDS = {"ppo_vs_zoo.py": "stable_baselines3"}
+NEEDS = {"ppo_vs_zoo.py": "stable_baselines3", "sb3_subproc.py": "stable_baselines3"}
 
 
 @pytest.mark.parametrize("script", EXAMPLES, ids=[p.name for p in EXAMPLES])

@@ -4,6 +4,7 @@ Registry-driven: a new id is rendered here without any change to this file (Cust
 need arrays get them from ``CUSTOM``).
 """
 
+import copy
 import os
 import pickle
 import re
@@ -177,12 +178,42 @@ def test_feature_plane_projection():
     assert pca.shape == (4, 2) and labels3[0].startswith("PC 1")
 
 
+#: one id per family: every family has its own drawing (test_copies.py copies every id)
+ONE_PER_FAMILY = list({e.family: e.id for e in reversed(bandit_envs.envs.env_entries())}.values())
+
+
+@pytest.mark.parametrize("env_id", ONE_PER_FAMILY)
+def test_a_picture_env_copied_mid_episode_draws_what_the_original_draws(env_id):
+    env, _, _ = play(env_id)  # a figure has been drawn: the copies leave it behind
+    base = env.unwrapped
+    copies = [pickle.loads(pickle.dumps(env)), copy.deepcopy(env)]
+    for twin in copies:
+        assert twin.unwrapped._picture._renderer._fig is None
+        np.testing.assert_array_equal(twin.unwrapped._picture.sums, base._picture.sums)
+    pulls = [(3 * t + 1) % base.n_arms for t in range(base.n_arms)]
+    counts = np.arange(base.n_arms, dtype=np.int64) % 2 + 1
+
+    def go_on(e):
+        steps = [e.step(arm)[0] for arm in pulls]
+        return steps, e.unwrapped.step_batch(counts)[0], e.render()
+
+    expected = go_on(env)
+    for twin in copies:
+        got = go_on(twin)
+        np.testing.assert_array_equal(got[0], expected[0])
+        np.testing.assert_array_equal(got[1], expected[1])
+        np.testing.assert_array_equal(got[2], expected[2])
+        np.testing.assert_array_equal(twin.unwrapped._picture.sums, base._picture.sums)
+        twin.close()
+    env.close()
+
+
 def test_renderer_pickles_without_its_figure_and_checks_its_mode():
     env = make("LinearBAI-Soare-v0", render_mode="rgb_array").unwrapped
     env.reset(seed=0)
     env.render()
-    copy = pickle.loads(pickle.dumps(env._picture._renderer))
-    assert copy._fig is None and copy.mode == "rgb_array"
+    clone = pickle.loads(pickle.dumps(env._picture._renderer))
+    assert clone._fig is None and clone.mode == "rgb_array"
     with pytest.raises(
         bandit_envs.InvalidParameterError,
         match=re.escape("Renderer: mode must be 'rgb_array' or 'human'; got 'x'."),
@@ -190,17 +221,35 @@ def test_renderer_pickles_without_its_figure_and_checks_its_mode():
         rendering.Renderer("x")
 
 
-def test_missing_matplotlib_names_the_plot_extra(monkeypatch):
-    monkeypatch.setitem(sys.modules, "matplotlib", None)  # makes `import matplotlib` fail
-    with pytest.raises(
+def missing_plot_extra(mode):
+    return pytest.raises(
         ImportError,
         match=re.escape(
-            "LinearBAI-Soare-v0: render_mode='rgb_array' needs matplotlib to draw pictures; "
+            f"LinearBAI-Soare-v0: render_mode={mode!r} needs matplotlib to draw pictures; "
             'install the plot extra with `pip install "bandit-envs[plot]"`'
         ),
-    ):
-        make("LinearBAI-Soare-v0", render_mode="rgb_array")
-    make("LinearBAI-Soare-v0", render_mode="ansi")  # text rendering needs no matplotlib
+    )
+
+
+def test_missing_matplotlib_fails_at_the_first_drawing_and_names_the_plot_extra(monkeypatch):
+    # Stable-Baselines3's make_vec_env builds every env with render_mode="rgb_array": without
+    # matplotlib such an env must build and run; only drawing a picture needs the plot extra.
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # makes `import matplotlib` fail
+    env = make("LinearBAI-Soare-v0", render_mode="rgb_array")
+    env.reset(seed=0)
+    env.step(0)
+    env.unwrapped.step_batch(np.array([1, 2, 3]))
+    with missing_plot_extra("rgb_array"):
+        env.render()
+    _, _, terminated, _, info = env.step(env.unwrapped.stop_action({0}))
+    assert terminated and info["correct"]
+    env.close()
+    human = make("LinearBAI-Soare-v0", render_mode="human")  # builds; its reset draws
+    with missing_plot_extra("human"):
+        human.reset(seed=0)
+    text = make("LinearBAI-Soare-v0", render_mode="ansi")  # text rendering needs no matplotlib
+    text.reset(seed=0)
+    assert text.render().startswith("LinearBAI-Soare-v0 [best_arm, delta=0.05] running")
 
 
 HUMAN = textwrap.dedent("""

@@ -6,6 +6,10 @@ registering its ids. An id whose data set is not on this machine is skipped with
 or with the small example below when they have none.
 """
 
+import re
+import subprocess
+import sys
+import textwrap
 import warnings
 
 import gymnasium as gym
@@ -16,6 +20,7 @@ sb3 = pytest.importorskip("stable_baselines3")
 
 from stable_baselines3.common.env_checker import check_env  # noqa: E402
 
+import bandit_envs  # noqa: E402
 import registry  # noqa: E402
 from bandit_envs import ActionMask, DiscretePulls, SufficientStatistics, run_episode  # noqa: E402
 from bandit_envs.core.runner import episode_seeds  # noqa: E402
@@ -110,3 +115,118 @@ def test_maskable_ppo_never_pulls_a_known_arm():
     for seed in range(3):
         record = run_episode(build(), PolicyAgent(model, action_masks=True), seed)
         assert record.pulls[3] == record.pulls[4] == 0
+
+
+def sb3_run(vec_env_cls, n_steps=5):
+    """make_vec_env's two envs (render_mode="rgb_array", Monitor) stepped through an episode end.
+
+    The id names the package ("bandit_envs:<id>") so that a worker process that never imported
+    bandit_envs (SubprocVecEnv's forkserver workers under pytest, or a notebook) imports it first.
+    """
+    from stable_baselines3.common.env_util import make_vec_env
+
+    venv = make_vec_env(
+        "bandit_envs:LinearBAI-Soare-v0",
+        n_envs=2,
+        seed=5,
+        vec_env_cls=vec_env_cls,
+        env_kwargs={"budget": 3},
+    )
+    out = [venv.get_attr("render_mode"), venv.reset(), venv.reset_infos]
+    for t in range(n_steps):
+        obs, rewards, dones, infos = venv.step(np.array([[t % 3, 1, 0, 0]] * 2))
+        for info in infos:  # Monitor's wall-clock time differs from run to run
+            info.get("episode", {}).pop("t", None)
+        out.append((obs, rewards, dones, infos))
+    venv.close()
+    return out
+
+
+def assert_same_sb3(mine, theirs, where=""):
+    if isinstance(mine, bandit_envs.ProblemSpec):
+        assert isinstance(theirs, bandit_envs.ProblemSpec) and repr(theirs) == repr(mine), where
+    elif isinstance(mine, dict):
+        assert isinstance(theirs, dict) and sorted(theirs) == sorted(mine), where
+        for key in mine:
+            assert_same_sb3(mine[key], theirs[key], f"{where}[{key!r}]")
+    elif isinstance(mine, (list, tuple)):  # SubprocVecEnv's infos are a tuple, Dummy's a list
+        assert isinstance(theirs, (list, tuple)) and len(theirs) == len(mine), where
+        for i, (a, b) in enumerate(zip(mine, theirs, strict=True)):
+            assert_same_sb3(a, b, f"{where}[{i}]")
+    elif isinstance(mine, np.ndarray):
+        np.testing.assert_array_equal(theirs, mine, err_msg=where)
+    else:
+        assert theirs == mine, (where, mine, theirs)
+
+
+def test_subproc_vec_env_steps_like_the_dummy_one():
+    # SubprocVecEnv (forkserver workers) sends every info, the ProblemSpec included, pickled
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    outputs = sb3_run(SubprocVecEnv)
+    assert_same_sb3(sb3_run(DummyVecEnv), outputs)
+    assert outputs[0] == ["rgb_array", "rgb_array"]  # make_vec_env's default render mode
+    assert all(isinstance(info["problem"], bandit_envs.ProblemSpec) for info in outputs[2])
+    ends = [infos for _, _, dones, infos in outputs[3:] if dones.all()]
+    assert ends and ends[0][0]["stop_reason"] == "budget" and "terminal_observation" in ends[0][0]
+
+
+def test_ppo_trains_on_subproc_vec_env_with_the_rl_wrappers():
+    from stable_baselines3 import PPO
+    from stable_baselines3.common.env_util import make_vec_env
+    from stable_baselines3.common.vec_env import SubprocVecEnv
+
+    venv = make_vec_env(
+        "bandit_envs:LinearBAI-Soare-v0",
+        n_envs=2,
+        seed=0,
+        vec_env_cls=SubprocVecEnv,
+        wrapper_class=discrete_statistics,
+        env_kwargs={"budget": 12},
+    )
+    model = PPO("MlpPolicy", venv, n_steps=16, batch_size=32, n_epochs=1, seed=0, device="cpu")
+    model.learn(64)
+    assert model.num_timesteps == 64
+    venv.close()
+
+
+def discrete_statistics(env):
+    return SufficientStatistics(DiscretePulls(env))
+
+
+def test_make_vec_env_needs_no_matplotlib_until_a_picture_is_drawn(monkeypatch):
+    from stable_baselines3.common.env_util import make_vec_env
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # makes `import matplotlib` fail
+    venv = make_vec_env("LinearBAI-Soare-v0", n_envs=2, seed=0)  # render_mode="rgb_array"
+    venv.reset()
+    venv.step(np.array([[0, 0, 0, 0], [1, 0, 0, 0]]))
+    with pytest.raises(ImportError, match=re.escape('install the plot extra with `pip install "')):
+        venv.env_method("render", indices=0)
+    venv.close()
+
+
+TRAIN_SCRIPT = textwrap.dedent("""
+    import numpy as np
+    from stable_baselines3.common.env_util import make_vec_env
+    from stable_baselines3.common.vec_env import SubprocVecEnv
+
+    import bandit_envs  # registers the ids; SubprocVecEnv's workers import this script too
+
+    if __name__ == "__main__":
+        venv = make_vec_env("LinearBAI-Soare-v0", n_envs=2, seed=0, vec_env_cls=SubprocVecEnv)
+        venv.reset()
+        for t in range(4):
+            _, _, dones, infos = venv.step(np.array([[t % 3, 1, 0, 0], [3, 1, 0, 0]]))
+        print(dones[1], infos[1]["correct"], type(venv.reset_infos[0]["problem"]).__name__)
+        venv.close()
+""")
+
+
+def test_a_training_script_runs_subproc_vec_env_with_a_plain_id(tmp_path):
+    # the usual set-up: a script that imports bandit_envs and guards its main part
+    script = tmp_path / "train.py"
+    script.write_text(TRAIN_SCRIPT)
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["True", "True", "ProblemSpec"]

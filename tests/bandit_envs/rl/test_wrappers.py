@@ -352,3 +352,51 @@ def test_discrete_pulls_refuses_bad_actions_and_bad_stacks():
         DiscretePulls(SufficientStatistics(make("LinearBAI-Soare-v0")))
     with pytest.raises(InvalidParameterError, match="the recommender lacks"):
         DiscretePulls(make("LinearBAI-Soare-v0"), recommender=object())
+
+
+COPY_WRAPPINGS = {
+    "statistics": SufficientStatistics,
+    "masked-statistics": lambda env: ActionMask(SufficientStatistics(env)),
+    "discrete-masked-statistics": lambda env: ActionMask(SufficientStatistics(DiscretePulls(env))),
+}
+
+
+@pytest.mark.parametrize("wrapping", list(COPY_WRAPPINGS))
+@pytest.mark.parametrize("env_id", _sample_ids())
+def test_a_wrapped_env_copied_mid_episode_continues_exactly(env_id, wrapping):
+    import copy
+    import pickle
+
+    env = COPY_WRAPPINGS[wrapping](make(env_id))
+    k = env.unwrapped.n_arms
+    discrete = wrapping.startswith("discrete")
+
+    def act(x, arm):
+        return arm if discrete else x.unwrapped.pull_action(arm)
+
+    env.reset(seed=4)
+    for t in range(5):
+        env.step(act(env, (2 * t + 1) % k))
+    copies = [copy.deepcopy(env), pickle.loads(pickle.dumps(env))]
+
+    def go_on(x):
+        out = [x.step(act(x, t % k)) for t in range(6)]
+        masks = [x.action_masks()] if hasattr(x, "action_masks") else []
+        stop = x.step(k if discrete else x.unwrapped.stop_action({0}))
+        return out, masks, stop
+
+    expected = go_on(env)
+    for twin in copies:
+        got = go_on(twin)
+        for (o1, r1, t1, u1, i1), (o2, r2, t2, u2, i2) in zip(
+            expected[0] + [expected[2]], got[0] + [got[2]], strict=True
+        ):
+            np.testing.assert_array_equal(o2, o1)
+            assert (r2, t2, u2) == (r1, t1, u1)
+            assert sorted(i2) == sorted(i1) and i2.get("samples") == i1.get("samples")
+            assert i2.get("answer") == i1.get("answer") and i2.get("correct") == i1.get("correct")
+            if "action_mask" in i1:
+                np.testing.assert_array_equal(i2["action_mask"], i1["action_mask"])
+        for m1, m2 in zip(expected[1], got[1], strict=True):
+            np.testing.assert_array_equal(m2, m1)
+        assert got[2][2] and got[2][4]["stop_reason"] == "stopped"
