@@ -478,12 +478,19 @@ def test_bandit_bench_list_shows_the_psi_ids(capsys):
     data_file("energy_efficiency.csv")
     from registry.cli import main
 
-    assert main(["list"]) == 0
+    assert main(["list", "--task", "pareto_set", "--long"]) == 0
     out = capsys.readouterr().out
     for env_id in PSI_IDS:
-        assert re.search(rf"^  {re.escape(env_id)} +\S", out, re.M), env_id
+        assert re.search(rf"^ +\d+ {re.escape(env_id)} +pareto_set", out, re.M), env_id
+        assert re.search(rf"^{re.escape(env_id)}: \S", out, re.M), env_id
     assert "source: Almer, Topham & Franke 2011, via Kone, Kaufmann & Richert (GEGE)" in out
     assert "source: Tsanas & Xifara 2012 (UCI Energy efficiency)" in out
     assert "source: Kone, Kaufmann & Richert (GEGE), Section 5.1, Fig. 1-2" in out
-    # keyword defaults come from the factory's signature, the setting from its declaration
-    assert "keywords: sigma=None, cov=None, epsilon=0.0; default setting: delta=0.1" in out
+    noc = out[out.index("LinearPSI-NoC-v0: ") : out.index("LinearPSI-Energy-v0: ")]
+    keywords = noc[noc.index("  keywords") :].splitlines()[1:4]
+    assert [line.split() for line in keywords] == [
+        ["sigma", "None"],
+        ["cov", "None"],
+        ["epsilon", "0.0"],
+    ]
+    assert "default setting: delta=0.1 (fixed confidence)" in noc
