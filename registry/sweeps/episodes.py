@@ -13,6 +13,7 @@ import hashlib
 import importlib
 import json
 import os
+import sys
 import traceback
 from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from typing import Any
@@ -22,6 +23,7 @@ import numpy as np
 
 from bandit_envs.core.protocols import compatibility
 from bandit_envs.core.runner import run_episode
+from bandit_envs.core.watch import EpisodeProgress
 from bandit_envs.errors import IncompatibleAgentError, InvalidParameterError
 from registry.catalogue import make_agent, other_setting_note, setting_compatibility
 from registry.sweeps.settings import AgentSetting, EnvSetting, agent_settings, env_settings
@@ -235,13 +237,42 @@ def lost_record(episode: Episode, how: str) -> dict[str, Any]:
     return record
 
 
+#: seconds between two lines about one long episode (none for a shorter episode).
+LONG_EPISODE_EVERY = 60.0
+
+
+def long_episode_line(p: EpisodeProgress) -> str:
+    """One line about a running episode: who, how far, against the cap and the lower bound."""
+    line = f"{p.agent} on {p.env_id} (seed {p.seed}): {p.samples:,} samples after {p.elapsed:.0f} s"
+    if p.limit is not None:
+        line += f" (cap {p.limit:,})"
+    if p.lower_bound is not None:
+        line += f", {p.samples / p.lower_bound:,.0f}x T*log(1/delta)"
+    return line
+
+
+def _say_long_episode(p: EpisodeProgress) -> None:
+    print(f"bandit-bench: still running: {long_episode_line(p)}", file=sys.stderr, flush=True)
+
+
 def run_one(episode: Episode) -> dict[str, Any]:
-    """Run one episode and return its record (an error record if anything raised)."""
+    """Run one episode and return its record (an error record if anything raised).
+
+    An episode that runs longer than :data:`LONG_EPISODE_EVERY` seconds writes a line to stderr
+    at that interval (:func:`long_episode_line`), from whichever process runs it.
+    """
     record = _header(episode)
     try:
         env = build_env(episode.env)
         agent = resolve_agent(episode.agent.name, episode.agent.kwargs)
-        result = run_episode(env, agent, episode.seed, batch=episode.batch)
+        result = run_episode(
+            env,
+            agent,
+            episode.seed,
+            batch=episode.batch,
+            progress=_say_long_episode,
+            progress_every=LONG_EPISODE_EVERY,
+        )
     except Exception as exc:  # noqa: BLE001 - recorded, and the sweep goes on
         tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
         record.update(

@@ -101,3 +101,32 @@ def test_a_runaway_episode_is_named_while_the_sweep_waits(monkeypatch, capsys):
     assert "none finished in the last" in err, err
     assert "not finished: tests.registry.sweep_agents:Sleepy(seconds=0.8) on " in err
     assert "LinearBAI-Soare-v0(budget=20)" in err and "Ctrl-C stops the sweep" in err
+
+
+def test_a_long_episode_says_how_far_it_is(monkeypatch, capsys):
+    import registry.sweeps.episodes as episodes
+
+    monkeypatch.setattr(episodes, "LONG_EPISODE_EVERY", 1e-9)  # every look is a line
+    result = sweep(
+        [{"id": "LinearBAI-Soare-v0", "kwargs": {"budget": 10_000}}],
+        ["Uniform"],
+        1,
+        backend="serial",
+        progress=False,
+    )
+    assert not result.crashed
+    lines = [line for line in capsys.readouterr().err.splitlines() if "still running" in line]
+    assert lines, "no line about the long episode"
+    assert lines[0].startswith("bandit-bench: still running: Uniform on LinearBAI-Soare-v0")
+    assert "samples after" in lines[0] and "(cap 10,000)" in lines[0]
+
+
+def test_the_long_episode_line_names_the_multiple_of_the_lower_bound():
+    from bandit_envs import EpisodeProgress
+    from registry.sweeps.episodes import long_episode_line
+
+    p = EpisodeProgress("E-v0", "A", 3, 2_000_000, 75.2, 10**8, None, 1000.0)
+    assert long_episode_line(p) == (
+        "A on E-v0 (seed 3): 2,000,000 samples after 75 s (cap 100,000,000), "
+        "2,000x T*log(1/delta)"
+    )
