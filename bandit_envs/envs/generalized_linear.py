@@ -44,6 +44,7 @@ declare = functools.partial(
 
 @declare(
     "LogisticEpsGood-Adaptive-v0",
+    default_agent="LinFACTGLM",
     summary="Bernoulli outcomes with mean sigmoid(a.theta) on the adaptive instance's features "
     "and theta; epsilon on the predictor scale, moved to the mean scale so that G_eps is "
     "unchanged; predictor bound B published in extras",
@@ -125,6 +126,7 @@ def make_logistic_adaptive(
 
 @declare(
     "LogisticEpsGood-Custom-v0",
+    default_agent="LinFACTGLM",
     summary="your own logistic bandit: features and theta, or probabilities alone "
     "(unstructured), or features with probabilities whose logits are linear; epsilon, "
     "predictor_bound, task='all_eps_good' or 'best_arm' (no arrays: a 3-arm example)",

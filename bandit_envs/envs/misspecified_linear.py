@@ -51,6 +51,7 @@ declare = functools.partial(
 
 @declare(
     "MisspecifiedEpsGood-Adaptive-v0",
+    default_agent="LinFACTMIS",
     summary="the adaptive instance plus a deviation Delta_m in the residual space of the "
     "features, |Delta_m|_inf = L_m: random signs, or adversarial (flips the least-squares fit's "
     "answer above a flip level); L_m told in ProblemSpec.misspecification unless "
@@ -159,6 +160,7 @@ def make_misspecified_adaptive(
 
 @declare(
     "MisspecifiedEpsGood-Custom-v0",
+    default_agent="LinFACTMIS",
     summary="your own features with theta and deviation, or with means; L_m (default: the "
     "arrays' deviation), bound_known, epsilon, multiplicative, sigma, task='all_eps_good' or "
     "'best_arm' (no arrays: a 3-arm example whose deviation flips the linear answer)",
