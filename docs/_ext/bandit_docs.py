@@ -127,7 +127,8 @@ def write_catalogues(folder: Path) -> None:
             f"## `{entry.id}`",
             "",
             f"*{entry.family}* — task `{entry.task}`. {entry.summary}. Default setting: "
-            f"`{setting}`.",
+            f"`{setting}`. Default agent: `{entry.default_agent}` (solves the id at both "
+            f"their defaults).",
             "",
             f"**Source**: {entry.source}"
             + (f" · **data**: {', '.join(entry.datasets)}" if entry.datasets else ""),
