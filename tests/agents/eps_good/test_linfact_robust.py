@@ -33,8 +33,10 @@ from bandit_envs.theory.eps_good import eps_good_gaps
 from bandit_envs.theory.glm import get_link
 from bandit_envs.theory.misspecification import orthogonal_estimate
 
-#: the paper's rounds ("always") pinned explicitly: the default is use_features="when_cheaper"
+#: the paper's rounds ("always") pinned explicitly: the default is use_features="auto"
+#: ("when_cheaper" when L_m is known, "always" when it is not)
 MIS_CONFIGS = {
+    "auto": {},
     "ols": {"use_features": "always"},
     "orthogonal": {"estimator": "orthogonal", "use_features": "always"},
     "when_cheaper": {"use_features": "when_cheaper"},
@@ -95,7 +97,8 @@ def test_check_agent_passes_glm(kwargs):
         ),
         (
             LinFACTMIS(use_features="sometimes"),
-            "use_features must be one of 'always', 'when_cheaper', 'never'; got 'sometimes'.",
+            "use_features must be one of 'auto', 'always', 'when_cheaper', 'never'; got "
+            "'sometimes'.",
         ),
         (LinFACTMIS(inflate=1), "inflate must be True or False; got 1."),
         (LinFACTMIS(paper_radius="no"), "paper_radius must be True or False; got 'no'."),
@@ -126,7 +129,7 @@ def test_parameters_are_validated_at_reset(agent, message):
         "L_m": None,
         "inflate": True,
         "paper_radius": False,
-        "use_features": "when_cheaper",
+        "use_features": "auto",
         "use_ambient_d": False,
         "design_tol": 1e-6,
     }
@@ -157,12 +160,13 @@ def test_unknown_misspecification_level():
     assert all(
         p["radius"] == 2.0 ** -p["round"] and p["inflation"] == 0.0 for p in agent.phase_history
     )
-    for kwargs in ({}, {"estimator": "orthogonal", "use_features": "always"}):
+    # the default ("auto") is then Theorem 5.1's agent too: no L_m, no when_cheaper
+    default = LinFACTMIS()
+    assert records_equal(run_episode(hidden, default, 0), record)
+    assert [p["kind"] for p in default.phase_history] == ["structured"] * len(agent.phase_history)
+    for kwargs in ({"estimator": "orthogonal"}, {"use_features": "when_cheaper"}):
         with pytest.raises(InvalidParameterError, match="needs the misspecification level L_m"):
             run_episode(hidden, LinFACTMIS(**kwargs), 0)
-    # the default (when_cheaper) refuses, and says how to get Theorem 5.1's agent instead
-    with pytest.raises(InvalidParameterError, match=r"when_cheaper' \(the default\).*'always'"):
-        run_episode(hidden, LinFACTMIS(), 0)
     told = LinFACTMIS(estimator="orthogonal", L_m=0.005)  # given by hand instead
     assert run_episode(hidden, told, 0).stop_reason == "stopped"
     assert run_episode(hidden, LinFACTMIS(use_features="never"), 0).stop_reason == "stopped"
@@ -289,6 +293,16 @@ def test_glm_counts_eq40_warmup_and_radius():
     run_episode(env, tight, 0)
     assert tight.phase_history[0]["round"] == 1
     assert tight.phase_history[0]["radius"] == pytest.approx(0.25 * 0.5)
+
+
+@pytest.mark.parametrize("L_m", [0.0025, 0.1])
+def test_the_default_is_when_cheaper_when_l_m_is_known(L_m):
+    env = mis_env(L_m)
+    default, cheap = LinFACTMIS(), LinFACTMIS(use_features="when_cheaper")
+    assert records_equal(run_episode(env, default, 1), run_episode(env, cheap, 1))
+    assert [(p["kind"], p["radius"]) for p in default.phase_history] == [
+        (p["kind"], p["radius"]) for p in cheap.phase_history
+    ]
 
 
 def test_when_cheaper_drops_the_features_once_l_m_dominates():
