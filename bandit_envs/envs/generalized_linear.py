@@ -86,6 +86,11 @@ def make_logistic_adaptive(
     agent can use ``c_min = σ̇(B)`` (the paper's Section 6.1). ``extras`` also holds
     ``m_hint = m`` and ``threshold_hint = σ(x_mean)``.
 
+    Default agent: ``LinFACTGLM`` at its defaults (eq. 40 counts with ``c_min = σ̇(B)``, the
+    radius ``ε_r/4`` on the mean scale), which stops with ``G_ε`` after about 6.2·10⁶ samples;
+    with the radius ``ε_r`` on the means (``lipschitz_radius=False``) it needs 1.05·10⁸, more
+    than the default ``max_samples``.
+
     ## Arguments
     | keyword | meaning | default |
     |---|---|---|

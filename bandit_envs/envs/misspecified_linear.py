@@ -101,6 +101,14 @@ def make_misspecified_adaptive(
     ``lower_bound`` is the unstructured one above it), see
     :func:`bandit_envs.theory.misspecification.misspecified_complexity`.
 
+    Default agent: ``LinFACTMIS`` at its defaults (told ``L_m``, so its rounds are bought with
+    or without the features, whichever is cheaper), which stops with ``G_ε`` after about
+    3.8·10⁶ samples. At the default ``L_m = 0.01`` the deviation lowers ``α_ε`` to 0.015 while
+    the inflated radius of the paper's rounds (``use_features="always"``, Proposition 5.4)
+    never falls below ``L_m(√d_r + 1) ≈ 0.032``: those rounds never classify the good arms and
+    run to ``max_samples`` here; they stop for ``L_m`` up to about 0.003 (1.5·10⁶ samples at
+    ``L_m = 0.001``).
+
     ## Arguments
     | keyword | meaning | default |
     |---|---|---|
