@@ -273,6 +273,7 @@ def adaptive_draw(
 
 @declare(
     "LinearEpsGood-Adaptive-v0",
+    default_agent="LinFACTG",
     summary="e1..e_d plus 1.5m - m~ unit disturbing arms just below the threshold; m~ good arms; "
     "(m~, X~) drawn from instance_seed; the on-threshold arm fixed (paper_literal=True for the "
     "printed one, refused)",
@@ -376,6 +377,7 @@ def static_instance(d: int, m_tilde: int, gap: float) -> tuple[np.ndarray, np.nd
 
 @declare(
     "LinearEpsGood-Static-v0",
+    default_agent="LinFACTG",
     summary="arms e1..e_d, m~ of them with mean Delta, the others 0, epsilon = Delta/2; m~ drawn "
     "from instance_seed",
     source="Li, Ma, Hua & Zhu 2025 (LinFACT), App. EC.12.2, Table 1 settings 7-9, after Xu, "
@@ -523,6 +525,7 @@ def free_wilson_instance(
 
 @declare(
     "LinearEpsGood-FreeWilson-v0",
+    default_agent="LinFACTG",
     summary="SYNTHETIC drug discovery: 960 compounds (5 sites, l = 4,5,4,3,4), 21 Free-Wilson "
     "indicator features of rank 16, random contributions from instance_seed (the paper's "
     "coefficients are not available), epsilon set so that exactly n_good compounds are good",
@@ -620,6 +623,7 @@ def make_free_wilson(
 
 @declare(
     "LinearEpsGood-Custom-v0",
+    default_agent="LinFACTG",
     summary="your own features (K x h) and theta, or means alone (unstructured), or features "
     "with means (misspecified); epsilon, multiplicative, sigma (no arrays: a two-arm example "
     "with T* = 32)",

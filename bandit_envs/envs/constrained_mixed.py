@@ -156,6 +156,7 @@ def _sigmas(sigma_r: Any, sigma_c: Any, who: str) -> tuple[float, float]:
 
 @declare(
     "ConstrainedMixed-Table1-v0",
+    default_agent="SFSR",
     summary="K=24 arms on the cost grid c1 x c2, L=2, cbar=(1,1); answer = optimal LP basis over "
     "26 items (slacks 24, 25); instance in D1P, D2P, D3P, D1I, D2I, D3I",
     source="Tang, Jain, Nayyar & Nuzzo 2024 (arXiv 2405.15090), Appendix C, Table 1",
@@ -222,6 +223,7 @@ def make_table1(
 
 @declare(
     "ConstrainedMixed-Hard-v0",
+    default_agent="SFSR",
     summary="L=1: arm 0 (0, 0), arm 1 (1.2, 1.2) just infeasible, K-2 clones at (0.9, 0.8) just "
     "below the optimal segment, so the Lagrangian score (SFSR-L) rejects arm 0 (reconstructed "
     "numbers 'H2r')",
@@ -286,6 +288,7 @@ L1_BUDGET = 5_000
 
 @declare(
     "ConstrainedMixed-L1-v0",
+    default_agent="SFSR",
     summary="K=16, L=1, cbar=1: reconstructed stand-ins for the paper's Fig. 2-3 (not its "
     "numbers): A1r (deterministic optimum), A2r, A3r (two-arm mixes), H1r (support arm just "
     "above cbar), H2r (App. A)",
@@ -359,6 +362,7 @@ def make_l1(
 
 @declare(
     "ConstrainedMixed-Random-v0",
+    default_agent="SFSR",
     summary="L=2: the Appendix-C generator (grid costs, r = 1 / c1 / c1+c2 minus W, W a "
     "permutation 'P' or i.i.d. 'I', redrawn until j support arms, +0.02 on them); L=1: the "
     "A1r/A2r recipes with K arms (not the paper's); default budget 40000 (L=2) or 5000 (L=1)",
@@ -477,6 +481,7 @@ _TOY_COSTS = (0.2, 1.1, 0.6, 1.4, 1.6)
 
 @declare(
     "ConstrainedMixed-Custom-v0",
+    default_agent="SFSR",
     summary="your own rewards (K), costs (L x K), thresholds (L), known_arms, sigma_r, sigma_c "
     "(no arrays: a K=5, L=1 toy)",
     default_budget=CUSTOM_BUDGET,

@@ -44,6 +44,7 @@ declare = functools.partial(
 
 @declare(
     "LogisticEpsGood-Adaptive-v0",
+    default_agent="LinFACTGLM",
     summary="Bernoulli outcomes with mean sigmoid(a.theta) on the adaptive instance's features "
     "and theta; epsilon on the predictor scale, moved to the mean scale so that G_eps is "
     "unchanged; predictor bound B published in extras",
@@ -85,6 +86,11 @@ def make_logistic_adaptive(
     agent can use ``c_min = σ̇(B)`` (the paper's Section 6.1). ``extras`` also holds
     ``m_hint = m`` and ``threshold_hint = σ(x_mean)``.
 
+    Default agent: ``LinFACTGLM`` at its defaults (eq. 40 counts with ``c_min = σ̇(B)``, the
+    radius ``ε_r/4`` on the mean scale), which stops with ``G_ε`` after about 6.2·10⁶ samples;
+    with the radius ``ε_r`` on the means (``lipschitz_radius=False``) it needs 1.05·10⁸, more
+    than the default ``max_samples``.
+
     ## Arguments
     | keyword | meaning | default |
     |---|---|---|
@@ -125,6 +131,7 @@ def make_logistic_adaptive(
 
 @declare(
     "LogisticEpsGood-Custom-v0",
+    default_agent="LinFACTGLM",
     summary="your own logistic bandit: features and theta, or probabilities alone "
     "(unstructured), or features with probabilities whose logits are linear; epsilon, "
     "predictor_bound, task='all_eps_good' or 'best_arm' (no arrays: a 3-arm example)",

@@ -38,6 +38,7 @@ def soare_features(d: int, omega: float) -> np.ndarray:
 
 @declare(
     "LinearBAI-Soare-v0",
+    default_agent="XYAdaptive",
     summary="e1..e_d plus an arm at angle omega from e1; theta = scale*e1",
     source="Soare, Lazaric & Munos 2014, Section 6",
     default_delta=0.05,
@@ -91,6 +92,7 @@ def make_soare(
 
 @declare(
     "LinearBAI-Basis-v0",
+    default_agent="PELEG",
     summary="arms e1..e_d, theta = (gap, 0, ...)",
     source="Zaki, Mohan & Gopalan 2020 (PELEG), Section 6, setting 1",
     default_delta=0.1,
@@ -153,6 +155,7 @@ def sphere_instance(
 
 @declare(
     "LinearBAI-Sphere-v0",
+    default_agent="PELEG",
     summary="n_arms arms uniform on the sphere of R^d, theta = u + gamma (v - u) for the two "
     "closest arms",
     source="Tao, Blanco & Zhou 2018, via Zaki, Mohan & Gopalan 2020 (PELEG), Section 6, setting 2",
@@ -209,7 +212,9 @@ def make_sphere(
 
 @declare(
     "LinearBAI-Custom-v0",
-    summary="your own features (K x h), theta and sigma",
+    default_agent="RAGE",
+    summary="your own features (K x h), theta and sigma (no arrays: a 3-arm example, features "
+    "e_1, e_2, e_3 and theta (1, 0.5, 0.2))",
     default_delta=0.05,
 )
 def make_custom(
@@ -223,6 +228,9 @@ def make_custom(
 ) -> PureExplorationEnv:
     """``LinearBAI-Custom-v0``: best-arm identification on your own linear instance.
 
+    Give ``features`` and ``theta`` together. With neither, a three-arm example (as the other
+    Custom ids have one): features ``e_1, e_2, e_3`` and ``θ = (1, 0.5, 0.2)``, best arm 0.
+
     Args:
         features: K×h arm features (identity for an unstructured Gaussian bandit).
         theta: the parameter θ, shape (h,).
@@ -234,6 +242,8 @@ def make_custom(
             ``render_mode``).
     """
     who = "LinearBAI-Custom-v0"
+    if features is None and theta is None:
+        features, theta = np.eye(3), [1.0, 0.5, 0.2]
     if features is None or theta is None:
         raise InvalidParameterError(
             f"{who}: features= (K×h array) and theta= (length-h array) are required, e.g. "

@@ -51,6 +51,7 @@ declare = functools.partial(
 
 @declare(
     "MisspecifiedEpsGood-Adaptive-v0",
+    default_agent="LinFACTMIS",
     summary="the adaptive instance plus a deviation Delta_m in the residual space of the "
     "features, |Delta_m|_inf = L_m: random signs, or adversarial (flips the least-squares fit's "
     "answer above a flip level); L_m told in ProblemSpec.misspecification unless "
@@ -99,6 +100,14 @@ def make_misspecified_adaptive(
     ``T_star_linear``, ``minimax_deviation`` and ``L_mu_bound`` (Proposition 5.3's level; the
     ``lower_bound`` is the unstructured one above it), see
     :func:`bandit_envs.theory.misspecification.misspecified_complexity`.
+
+    Default agent: ``LinFACTMIS`` at its defaults (told ``L_m``, so its rounds are bought with
+    or without the features, whichever is cheaper), which stops with ``G_ε`` after about
+    3.8·10⁶ samples. At the default ``L_m = 0.01`` the deviation lowers ``α_ε`` to 0.015 while
+    the inflated radius of the paper's rounds (``use_features="always"``, Proposition 5.4)
+    never falls below ``L_m(√d_r + 1) ≈ 0.032``: those rounds never classify the good arms and
+    run to ``max_samples`` here; they stop for ``L_m`` up to about 0.003 (1.5·10⁶ samples at
+    ``L_m = 0.001``).
 
     ## Arguments
     | keyword | meaning | default |
@@ -159,6 +168,7 @@ def make_misspecified_adaptive(
 
 @declare(
     "MisspecifiedEpsGood-Custom-v0",
+    default_agent="LinFACTMIS",
     summary="your own features with theta and deviation, or with means; L_m (default: the "
     "arrays' deviation), bound_known, epsilon, multiplicative, sigma, task='all_eps_good' or "
     "'best_arm' (no arrays: a 3-arm example whose deviation flips the linear answer)",

@@ -178,6 +178,7 @@ def noc_instance(features: Any, objectives: Any) -> tuple[np.ndarray, np.ndarray
 
 @declare(
     "LinearPSI-NoC-v0",
+    default_agent="GEGE",
     summary="K=259 Network-on-Chip designs, h=4, d=2; row-normalised features, least-squares "
     "Theta, both objectives negated",
     source="Almer, Topham & Franke 2011, via Kone, Kaufmann & Richert (GEGE), Section 5.1",
@@ -286,6 +287,7 @@ def energy_instance(
 
 @declare(
     "LinearPSI-Energy-v0",
+    default_agent="GEGE",
     summary="K=768 buildings, h=8 (rank 7), d=2 loads negated; means='linear' (least squares) "
     "or 'raw' (misspecified)",
     source="Tsanas & Xifara 2012 (UCI Energy efficiency), via Kone, Kaufmann & Richert, App. I.2",
@@ -452,6 +454,7 @@ def synthetic_instance(n_arms: int, instance_seed: int = 0) -> tuple[np.ndarray,
 
 @declare(
     "LinearPSI-Synthetic-v0",
+    default_agent="GEGE",
     summary="h=8, d=2; arms e1..e8 with fixed means plus K-8 rejection-sampled arms, so "
     "H1,lin and H2,lin do not depend on K",
     source="Kone, Kaufmann & Richert (GEGE), Section 5.1, Fig. 1-2",
@@ -511,8 +514,10 @@ def make_synthetic(
 
 @declare(
     "LinearPSI-Custom-v0",
+    default_agent="GEGE",
     summary="your own features (K x h) and theta (h x d), or means (K x d) alone (identity "
-    "features: unstructured), or features with means (misspecified); sigma or cov, epsilon",
+    "features: unstructured), or features with means (misspecified); sigma or cov, epsilon "
+    "(no arrays: a 4-arm example with 2 objectives)",
 )
 def make_custom(
     features: Any = None,
@@ -536,6 +541,10 @@ def make_custom(
     * ``features`` (K×h) and ``means`` (K×d): the means used as such with the features shown, a
       mis-specified problem (structure ``"misspecified_linear"``,
       :class:`MisspecifiedLinearGaussian`), like ``LinearPSI-Energy-v0`` with ``means="raw"``.
+
+    With no arrays, a four-arm example with two objectives (as the other Custom ids have one):
+    ``means = ((1, 0), (0, 1), (0.6, 0.6), (0.3, 0.3))``, Pareto set ``{0, 1, 2}`` (arm 3 is
+    dominated by arm 2).
 
     Every objective is maximised (negate "lower is better" objectives). With ``epsilon = 0`` an
     instance with a zero PSI gap (e.g. two identical Pareto-optimal mean vectors) is refused;
@@ -568,6 +577,8 @@ def make_custom(
         raise InvalidParameterError(
             f"{who}: give theta= (with features=) or means=, not both; e.g. {example}."
         )
+    if features is None and theta is None and means is None:
+        means = [[1.0, 0.0], [0.0, 1.0], [0.6, 0.6], [0.3, 0.3]]
     if theta is None and means is None:
         raise InvalidParameterError(
             f"{who}: features= (K×h) with theta= (h×d), or means= (K×d), is required; e.g. "

@@ -2,7 +2,8 @@
 
 A family module in :mod:`bandit_envs.envs` decorates each factory with :func:`env_factory`,
 which records an :class:`EnvEntry` (the id, its family and task, what it reproduces, its default
-setting, the data sets it reads, small keywords for quick tests) and checks the keywords
+setting, its designated default agent, the data sets it reads, small keywords for quick tests)
+and checks the keywords
 ``gym.make`` passes. :func:`env_entries` imports every module of the folder and returns the
 entries; :func:`register_envs` registers them with Gymnasium (``import bandit_envs`` does it).
 Keyword defaults are those of the factory's signature (:meth:`EnvEntry.keywords`), so they are
@@ -66,6 +67,11 @@ class EnvEntry:
             budget by default), a number or a function of the factory's bound arguments.
         quick: keywords of a small, fast instance for tests (the zoo matrix test).
         quick_budget: a fixed budget large enough for every agent on the quick instance.
+        default_agent: the name of a catalogue agent (``registry.catalogue.list_agents()``)
+            that, built with its own defaults, solves the id at its defaults: it stops (or uses
+            up the default budget) with the right answer, within the default ``max_samples``.
+            The paper's own agent where the id reproduces a paper. ``None`` for an id that
+            designates none (every id of the suite designates one; a test checks it).
     """
 
     id: str
@@ -79,6 +85,7 @@ class EnvEntry:
     default_budget: int | Callable[[Mapping[str, Any]], int] | None = None
     quick: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     quick_budget: int = 2000
+    default_agent: str | None = None
 
     @property
     def entry_point(self) -> str:
@@ -135,6 +142,7 @@ def env_factory(
     datasets: tuple[str, ...] = (),
     quick: Mapping[str, Any] | None = None,
     quick_budget: int = 2000,
+    default_agent: str | None = None,
 ) -> Callable[[_F], _F]:
     """Declare ``env_id``: decorate its factory with its catalogue facts (see :class:`EnvEntry`).
 
@@ -147,11 +155,21 @@ def env_factory(
     takes ``delta`` and ``budget`` keywords (default None) and passes them to
     :class:`~bandit_envs.PureExplorationEnv`.
 
+    ``default_agent`` names the agent that solves the id at its defaults (see
+    :class:`EnvEntry`); it is a name only, checked against the agent catalogue by the tests
+    (this package does not import the agents).
+
     Raises:
-        ValueError: the id is declared twice, or neither default is given.
+        ValueError: the id is declared twice, neither default is given, or ``default_agent``
+            is not a non-empty string.
     """
     if default_delta is None and default_budget is None:
         raise ValueError(f"{env_id}: give default_delta or default_budget.")
+    if default_agent is not None and (not isinstance(default_agent, str) or not default_agent):
+        raise ValueError(
+            f"{env_id}: default_agent must be an agent name such as 'LinFACTG'; got "
+            f"{default_agent!r}."
+        )
 
     def decorate(factory: _F) -> _F:
         signature = inspect.signature(factory)
@@ -198,6 +216,7 @@ def env_factory(
             default_budget=default_budget,
             quick=dict(quick or {}),
             quick_budget=quick_budget,
+            default_agent=default_agent,
         )
         return make  # type: ignore[return-value]
 

@@ -153,7 +153,8 @@ def catalogue_pages() -> dict[str, str]:
             f"## `{entry.id}`",
             "",
             f"*{entry.family}* — task `{entry.task}`. {entry.summary}. Default setting: "
-            f"`{setting}`.",
+            f"`{setting}`. Default agent: `{entry.default_agent}` (solves the id at both "
+            f"their defaults).",
             "",
             f"**Source**: {entry.source}"
             + (f" · **data**: {', '.join(entry.datasets)}" if entry.datasets else ""),

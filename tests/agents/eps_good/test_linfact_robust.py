@@ -33,9 +33,12 @@ from bandit_envs.theory.eps_good import eps_good_gaps
 from bandit_envs.theory.glm import get_link
 from bandit_envs.theory.misspecification import orthogonal_estimate
 
+#: the paper's rounds ("always") pinned explicitly: the default is use_features="auto"
+#: ("when_cheaper" when L_m is known, "always" when it is not)
 MIS_CONFIGS = {
-    "ols": {},
-    "orthogonal": {"estimator": "orthogonal"},
+    "auto": {},
+    "ols": {"use_features": "always"},
+    "orthogonal": {"estimator": "orthogonal", "use_features": "always"},
     "when_cheaper": {"use_features": "when_cheaper"},
     "never": {"use_features": "never"},
 }
@@ -79,7 +82,7 @@ def test_check_agent_passes_mis(config):
     assert all(r.status in ("passed", "skipped") for r in results)
 
 
-@pytest.mark.parametrize("kwargs", [{}, {"lipschitz_radius": True}, {"warmup": 0}])
+@pytest.mark.parametrize("kwargs", [{}, {"lipschitz_radius": False}, {"warmup": 0}])
 def test_check_agent_passes_glm(kwargs):
     results = check_agent(LinFACTGLM(**kwargs))
     assert all(r.status in ("passed", "skipped") for r in results)
@@ -94,7 +97,8 @@ def test_check_agent_passes_glm(kwargs):
         ),
         (
             LinFACTMIS(use_features="sometimes"),
-            "use_features must be one of 'always', 'when_cheaper', 'never'; got 'sometimes'.",
+            "use_features must be one of 'auto', 'always', 'when_cheaper', 'never'; got "
+            "'sometimes'.",
         ),
         (LinFACTMIS(inflate=1), "inflate must be True or False; got 1."),
         (LinFACTMIS(paper_radius="no"), "paper_radius must be True or False; got 'no'."),
@@ -125,11 +129,12 @@ def test_parameters_are_validated_at_reset(agent, message):
         "L_m": None,
         "inflate": True,
         "paper_radius": False,
-        "use_features": "always",
+        "use_features": "auto",
         "use_ambient_d": False,
         "design_tol": 1e-6,
     }
     assert LinFACTGLM().get_params()["link"] is None
+    assert LinFACTGLM().get_params()["lipschitz_radius"] is True
 
 
 def test_capabilities_on_the_new_ids():
@@ -149,12 +154,16 @@ def test_capabilities_on_the_new_ids():
 
 def test_unknown_misspecification_level():
     hidden = mis_env(0.005, bound_known=False)
-    agent = LinFACTMIS()
+    agent = LinFACTMIS(use_features="always")
     record = run_episode(hidden, agent, 0)  # Theorem 5.1's agent: no inflation
     assert record.stop_reason == "stopped"
     assert all(
         p["radius"] == 2.0 ** -p["round"] and p["inflation"] == 0.0 for p in agent.phase_history
     )
+    # the default ("auto") is then Theorem 5.1's agent too: no L_m, no when_cheaper
+    default = LinFACTMIS()
+    assert records_equal(run_episode(hidden, default, 0), record)
+    assert [p["kind"] for p in default.phase_history] == ["structured"] * len(agent.phase_history)
     for kwargs in ({"estimator": "orthogonal"}, {"use_features": "when_cheaper"}):
         with pytest.raises(InvalidParameterError, match="needs the misspecification level L_m"):
             run_episode(hidden, LinFACTMIS(**kwargs), 0)
@@ -185,7 +194,7 @@ def test_glm_needs_c_min_or_a_bound():
 def test_mis_ols_at_zero_misspecification_is_linfact_g(seed):
     x, theta = adaptive_instance(8, 3, 1.0, 0.3, m=8)
     env = PureExplorationEnv(LinearGaussian(x, theta, 1.0), AllEpsilonGood(0.3), delta=0.05)
-    g, mis, cheap = LinFACTG(), LinFACTMIS(), LinFACTMIS(use_features="when_cheaper")
+    g, mis, cheap = LinFACTG(), LinFACTMIS(use_features="always"), LinFACTMIS()
     rg = run_episode(env, g, seed)
     assert records_equal(rg, run_episode(env, mis, seed))
     assert records_equal(rg, run_episode(env, cheap, seed))
@@ -195,7 +204,8 @@ def test_mis_ols_at_zero_misspecification_is_linfact_g(seed):
     # on a misspecified problem without inflation it is LinFACT-G too
     mis_id = mis_env(0.02)
     assert records_equal(
-        run_episode(mis_id, LinFACTG(), seed), run_episode(mis_id, LinFACTMIS(inflate=False), seed)
+        run_episode(mis_id, LinFACTG(), seed),
+        run_episode(mis_id, LinFACTMIS(inflate=False, use_features="always"), seed),
     )
 
 
@@ -233,7 +243,7 @@ def _flat_env(L_m, sigma=1.0, eps=0.6):
 
 
 def test_mis_ols_counts_eq21_and_prop54_radius():
-    agent = LinFACTMIS()
+    agent = LinFACTMIS(use_features="always")
     run_episode(_flat_env(0.01), agent, 0)
     for p in agent.phase_history:
         r = p["round"]
@@ -244,13 +254,13 @@ def test_mis_ols_counts_eq21_and_prop54_radius():
         assert p["rank"] == d_r and p["inflation"] == pytest.approx(c)
         assert p["radius"] == pytest.approx(2.0**-r + c)
     assert agent.phase_history[0]["inflation"] == pytest.approx(0.03)
-    paper = LinFACTMIS(paper_radius=True)  # eq. 35 as printed: L_m sqrt(d_r)
+    paper = LinFACTMIS(paper_radius=True, use_features="always")  # eq. 35: L_m sqrt(d_r)
     run_episode(_flat_env(0.01), paper, 0)
     assert paper.phase_history[0]["inflation"] == pytest.approx(0.02)
 
 
 def test_mis_orthogonal_counts_eq33_and_radius_ec98():
-    agent = LinFACTMIS(estimator="orthogonal")
+    agent = LinFACTMIS(estimator="orthogonal", use_features="always")
     run_episode(_flat_env(0.01), agent, 0)
     first = agent.phase_history[0]
     per_arm = math.ceil(8 * 4 * 0.25 / 0.25 * (4 * math.log(6) + math.log(4 * 2 / 0.1)))
@@ -260,7 +270,7 @@ def test_mis_orthogonal_counts_eq33_and_radius_ec98():
 
 def test_orthogonal_round_estimate_is_eq30():
     env = mis_env(0.02, "adversarial", sigma=0.5)
-    agent = LinFACTMIS(estimator="orthogonal")
+    agent = LinFACTMIS(estimator="orthogonal", use_features="always")
     agent.reset(env.unwrapped.problem, np.random.default_rng(0))
     counts = agent.select_batch()
     sums = env.unwrapped.model.sample_sums(counts, np.random.default_rng(1))
@@ -272,17 +282,27 @@ def test_orthogonal_round_estimate_is_eq30():
 
 def test_glm_counts_eq40_warmup_and_radius():
     env = gym.make("LogisticEpsGood-Custom-v0")  # e_1..e_3, theta (1, 0.5, -1), B = 1
-    agent = LinFACTGLM()
+    agent = LinFACTGLM(lipschitz_radius=False)  # the paper's number eps_r on the mean scale
     run_episode(env, agent, 0)
     warm, first = agent.phase_history[0], agent.phase_history[1]
     assert warm["round"] == 0 and warm["kind"] == "warmup" and warm["allocation"] == [1, 1, 1]
     c_min = expit(1.0) * expit(-1.0)
     per_arm = math.ceil(0.25 * 2 * 3 * (1 / 3) / 0.25 / c_min**2 * math.log(2 * 3 * 2 / 0.05))
     assert first["allocation"] == [per_arm] * 3 and first["radius"] == 0.5
-    tight = LinFACTGLM(lipschitz_radius=True, warmup=0)
+    tight = LinFACTGLM(warmup=0)  # the default radius: L eps_r, L = 1/4 for the logistic link
     run_episode(env, tight, 0)
     assert tight.phase_history[0]["round"] == 1
     assert tight.phase_history[0]["radius"] == pytest.approx(0.25 * 0.5)
+
+
+@pytest.mark.parametrize("L_m", [0.0025, 0.1])
+def test_the_default_is_when_cheaper_when_l_m_is_known(L_m):
+    env = mis_env(L_m)
+    default, cheap = LinFACTMIS(), LinFACTMIS(use_features="when_cheaper")
+    assert records_equal(run_episode(env, default, 1), run_episode(env, cheap, 1))
+    assert [(p["kind"], p["radius"]) for p in default.phase_history] == [
+        (p["kind"], p["radius"]) for p in cheap.phase_history
+    ]
 
 
 def test_when_cheaper_drops_the_features_once_l_m_dominates():
@@ -429,8 +449,9 @@ def test_clean_event_holds_under_misspecification(config):
     env = mis_env(0.02, "adversarial", delta=0.5, max_samples=10**8)
     misses = _clean_event_misses(env, LinFACTMIS, MIS_CONFIGS[config], range(60))
     assert misses <= 30 + 12
+    paper = {"use_features": "always"}
     if config == "ols":
-        for broken in ({"paper_radius": True}, {"inflate": False}):
+        for broken in ({"paper_radius": True, **paper}, {"inflate": False, **paper}):
             assert _clean_event_misses(env, LinFACTMIS, broken, range(60)) > 45
 
 

@@ -307,7 +307,7 @@ def test_bad_soare_arguments(kwargs, message):
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        ({}, "features= (K×h array) and theta= (length-h array) are required"),
+        ({"features": np.eye(3)}, "features= (K×h array) and theta= (length-h array) are required"),
         (
             {"features": np.eye(3), "theta": [1.0, np.nan, 0.0]},
             "theta must be finite; 1 entries are NaN or infinite, the first at index (1,)",

@@ -376,7 +376,7 @@ def test_bad_keywords(env_id, kwargs, error, message):
     "kwargs, message",
     [
         (
-            {},
+            {"features": np.eye(3)},  # no arrays at all is the default example
             "LinearPSI-Custom-v0: features= (K×h) with theta= (h×d), or means= (K×d), is "
             "required; e.g. gym.make('LinearPSI-Custom-v0', features=np.eye(3), ",
         ),
