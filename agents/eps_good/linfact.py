@@ -513,10 +513,12 @@ class LinFACTXY(LinFACTBase):
     pair and round (EC.7.2–EC.7.4); Algorithm 3, a rule on differences, needs no more (the
     event of eq. 23 even states the looser 2ε_r).
 
-    **The formulas as written make XY dearer than G**: ``g_XY ≈ 2d_r`` on the instances of
-    Sec. 7 and the log term has ``K(K−1)`` instead of ``K``, so LinFACT-XY takes about twice the
-    samples of LinFACT-G, whereas the paper's Fig. 6 shows XY below G on the adaptive settings.
-    This implementation follows the formulas (``benchmarks/bench_linfact.py`` measures both).
+    **XY against G**: ``g_XY ≈ 2d_r`` on the instances of Sec. 7 and the log term has
+    ``K(K−1)`` instead of ``K``, so LinFACT-XY takes about twice the samples of the default
+    LinFACT-G, which uses the active arms' span ``d_r`` where eq. 21 prints the ambient ``d``.
+    Against eq. 21 as printed (``LinFACTG(use_ambient_d=True)``) XY needs fewer samples on the
+    adaptive instances and more on the static ones, the direction of the paper's Fig. 6
+    (``benchmarks/bench_linfact.py`` measures both).
 
     Args:
         rounding_slack: the rounding slack ``ϵ ≥ 0`` of eq. 22 (0: ceil rounding).

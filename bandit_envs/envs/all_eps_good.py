@@ -122,7 +122,7 @@ def draw_x_tilde(rng: np.random.Generator, mean: float, std: float, who: str) ->
     """``X̃ ~ N(mean, std²)`` truncated to ``[mean/2, 3·mean/2]`` (our law; see below).
 
     The paper only says "with mean X"; the normal law, its spread and the truncation (which
-    keeps ``X̃ > 0``, as the construction needs) are the spec's suggestion.
+    keeps ``X̃ > 0``, as the construction needs) are our choice.
     """
     if std == 0.0:
         return float(mean)
