@@ -127,6 +127,5 @@ def test_the_long_episode_line_names_the_multiple_of_the_lower_bound():
 
     p = EpisodeProgress("E-v0", "A", 3, 2_000_000, 75.2, 10**8, None, 1000.0)
     assert long_episode_line(p) == (
-        "A on E-v0 (seed 3): 2,000,000 samples after 75 s (cap 100,000,000), "
-        "2,000x T*log(1/delta)"
+        "A on E-v0 (seed 3): 2,000,000 samples after 75 s (cap 100,000,000), 2,000x T*log(1/delta)"
     )
