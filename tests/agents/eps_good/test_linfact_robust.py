@@ -439,6 +439,9 @@ def _clean_event_misses(env, agent_cls, kwargs, seeds):
 
 
 @pytest.mark.parametrize("config", ["ols", "orthogonal"])
+# L_m = 0.02 is far outside Theorem 5.1's condition: the paper's rounds run to the cap (only
+# their phases are inspected here), which run_episode rightly reports as runaways.
+@pytest.mark.filterwarnings("ignore::bandit_envs.RunawayEpisodeWarning")
 def test_clean_event_holds_under_misspecification(config):
     """EC.8.1 / EC.9.9 at δ = 0.5: |μ̂_i − μ_i| ≤ radius in every round, except in ≤ δ of runs.
 
