@@ -40,6 +40,7 @@ from registry.sweeps import (
     incompatible_pairs,
     resolve_agent,
 )
+from registry.sweeps.episodes import pairs_text
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -202,12 +203,9 @@ def validate_settings(config: SweepConfig) -> None:
             raise ConfigError(f"{config.source}: agent setting #{i} {agent.label}: {exc}") from None
     bad = incompatible_pairs(config.envs, config.agents)
     if bad:
-        lines = [f"  {a.label} on {e.label}: {why}" for e, a, why in bad[:20]]
-        if len(bad) > 20:
-            lines.append(f"  ... and {len(bad) - 20} more pair(s).")
         raise ConfigError(
             f"{config.source}: {len(bad)} (env setting, agent setting) pair(s) cannot run; "
             "nothing was run. Every env is paired with every agent: remove the agent from the "
             "sweep (or split it in two), or pose the env in the agent's setting.\n"
-            + "\n".join(lines)
+            + pairs_text(bad)
         )

@@ -16,8 +16,10 @@ import http.server
 import io
 import os
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 # Seeded results are bit-for-bit reproducible for a given number of BLAS threads: a multithreaded
 # BLAS sums in another order, and an adaptive agent's trajectory can then branch (a near-tie in a
@@ -169,3 +171,31 @@ def data_server(tmp_path):
     httpd.shutdown()
     httpd.server_close()
     thread.join()
+
+
+def assert_same(mine: Any, theirs: Any, where: str = "") -> None:
+    """Equal values of the same types, recursively: arrays exactly (dtype included), object
+    arrays, mappings, sequences and ``ProblemSpec`` fields item by item (for copies and for what
+    vector envs return from worker processes)."""
+    from bandit_envs import ProblemSpec
+
+    if isinstance(mine, ProblemSpec):
+        assert type(theirs) is type(mine), where
+        assert_same(vars(mine), vars(theirs), where + ".problem")
+    elif isinstance(mine, Mapping):
+        assert isinstance(theirs, Mapping) and sorted(theirs) == sorted(mine), where
+        for key in mine:
+            assert_same(mine[key], theirs[key], f"{where}[{key!r}]")
+    elif isinstance(mine, np.ndarray) and mine.dtype == object:
+        assert isinstance(theirs, np.ndarray) and theirs.shape == mine.shape, where
+        for i, (a, b) in enumerate(zip(mine, theirs, strict=True)):
+            assert_same(a, b, f"{where}[{i}]")
+    elif isinstance(mine, np.ndarray):
+        assert isinstance(theirs, np.ndarray) and theirs.dtype == mine.dtype, where
+        np.testing.assert_array_equal(theirs, mine, err_msg=where)
+    elif isinstance(mine, (tuple, list)):
+        assert type(theirs) is type(mine) and len(theirs) == len(mine), where
+        for i, (a, b) in enumerate(zip(mine, theirs, strict=True)):
+            assert_same(a, b, f"{where}[{i}]")
+    else:
+        assert type(theirs) is type(mine) and theirs == mine, (where, mine, theirs)

@@ -212,23 +212,23 @@ def check_watch_options(
             f"run_episode: progress must be a callable taking an EpisodeProgress, or None; got "
             f"{progress!r}."
         )
-    if (
-        isinstance(progress_every, bool)
-        or not isinstance(progress_every, (int, float))
-        or not math.isfinite(progress_every)
-        or progress_every <= 0
-    ):
+    if not _positive_number(progress_every):
         raise InvalidParameterError(
             f"run_episode: progress_every must be a positive number of seconds; got "
             f"{progress_every!r}."
         )
-    if runaway is not None and (
-        isinstance(runaway, bool)
-        or not isinstance(runaway, (int, float))
-        or not math.isfinite(runaway)
-        or runaway <= 0
-    ):
+    if runaway is not None and not _positive_number(runaway):
         raise InvalidParameterError(
             f"run_episode: runaway must be a positive multiple of T*·log(1/δ), or None to never "
             f"warn; got {runaway!r}."
         )
+
+
+def _positive_number(value: object) -> bool:
+    """A finite real number > 0 (not a bool)."""
+    return (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and value > 0
+    )

@@ -166,15 +166,19 @@ def check_compatible(envs: Sequence[EnvSetting], agents: Sequence[AgentSetting])
     """
     bad = incompatible_pairs(envs, agents)
     if bad:
-        lines = [f"  {a.label} on {e.label}: {why}" for e, a, why in bad[:20]]
-        if len(bad) > 20:
-            lines.append(f"  ... and {len(bad) - 20} more pair(s).")
         raise IncompatibleAgentError(
             f"{len(bad)} (env setting, agent setting) pair(s) of the sweep cannot run; nothing "
             f"was run. Remove these agents from those envs (a sweep pairs every env with every "
-            f"agent: split it in two), or pose the envs in the agent's setting:\n"
-            + "\n".join(lines)
+            f"agent: split it in two), or pose the envs in the agent's setting:\n" + pairs_text(bad)
         )
+
+
+def pairs_text(bad: Sequence[tuple[EnvSetting, AgentSetting, str]], most: int = 20) -> str:
+    """The lines of a refusal: one per incompatible pair (at most ``most``), with its reason."""
+    lines = [f"  {a.label} on {e.label}: {why}" for e, a, why in bad[:most]]
+    if len(bad) > most:
+        lines.append(f"  ... and {len(bad) - most} more pair(s).")
+    return "\n".join(lines)
 
 
 _ENV_CACHE: dict[str, Any] = {}

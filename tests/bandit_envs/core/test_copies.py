@@ -12,16 +12,14 @@ from __future__ import annotations
 
 import copy
 import pickle
-from collections.abc import Mapping
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 import pytest
-from conftest import skip_without_data
+from conftest import assert_same, skip_without_data
 
 import bandit_envs
-from bandit_envs import ProblemSpec
 
 CUSTOM = {
     "LinearBAI-Custom-v0": {"features": np.eye(3), "theta": [1.0, 0.5, 0.2]},
@@ -39,26 +37,6 @@ COPIES = {
 def make(env_id: str, **kw: Any) -> gym.Env:
     skip_without_data(env_id)
     return gym.make(env_id, **{**CUSTOM.get(env_id, {}), **kw})
-
-
-def assert_same(mine: Any, theirs: Any, where: str = "") -> None:
-    """Equal values of the same types, arrays compared exactly (dtype included)."""
-    if isinstance(mine, ProblemSpec):
-        assert type(theirs) is ProblemSpec, where
-        assert_same(vars(mine), vars(theirs), where + ".problem")
-    elif isinstance(mine, Mapping):
-        assert isinstance(theirs, Mapping) and sorted(theirs) == sorted(mine), where
-        for key in mine:
-            assert_same(mine[key], theirs[key], f"{where}[{key!r}]")
-    elif isinstance(mine, np.ndarray):
-        assert isinstance(theirs, np.ndarray) and theirs.dtype == mine.dtype, where
-        np.testing.assert_array_equal(theirs, mine, err_msg=where)
-    elif isinstance(mine, (tuple, list)):
-        assert type(theirs) is type(mine) and len(theirs) == len(mine), where
-        for i, (a, b) in enumerate(zip(mine, theirs, strict=True)):
-            assert_same(a, b, f"{where}[{i}]")
-    else:
-        assert type(theirs) is type(mine) and theirs == mine, (where, mine, theirs)
 
 
 def read_only_arrays(obj: Any) -> list[str]:

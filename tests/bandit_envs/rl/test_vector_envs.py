@@ -9,13 +9,12 @@ episode ends and automatic resets included. Stable-Baselines3's ``SubprocVecEnv`
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 import pytest
-from conftest import skip_without_data
+from conftest import assert_same, skip_without_data
 
 import bandit_envs
 from bandit_envs import DiscretePulls, ProblemSpec, SufficientStatistics
@@ -26,30 +25,6 @@ ONE_PER_FAMILY = [
     for e in {e.family: e for e in reversed(bandit_envs.envs.env_entries())}.values()
     if not e.id.endswith("-Custom-v0")
 ]
-
-
-def assert_same(mine: Any, theirs: Any, where: str = "") -> None:
-    """Equal vector-env outputs: arrays exactly, object arrays and dicts item by item."""
-    if isinstance(mine, ProblemSpec):
-        assert isinstance(theirs, ProblemSpec) and repr(theirs) == repr(mine), where
-        np.testing.assert_array_equal(theirs.features, mine.features, err_msg=where)
-    elif isinstance(mine, Mapping):
-        assert isinstance(theirs, Mapping) and sorted(theirs) == sorted(mine), where
-        for key in mine:
-            assert_same(mine[key], theirs[key], f"{where}[{key!r}]")
-    elif isinstance(mine, np.ndarray) and mine.dtype == object:
-        assert isinstance(theirs, np.ndarray) and theirs.shape == mine.shape, where
-        for i, (a, b) in enumerate(zip(mine, theirs, strict=True)):
-            assert_same(a, b, f"{where}[{i}]")
-    elif isinstance(mine, np.ndarray):
-        assert isinstance(theirs, np.ndarray) and theirs.dtype == mine.dtype, where
-        np.testing.assert_array_equal(theirs, mine, err_msg=where)
-    elif isinstance(mine, (tuple, list)):
-        assert type(theirs) is type(mine) and len(theirs) == len(mine), where
-        for i, (a, b) in enumerate(zip(mine, theirs, strict=True)):
-            assert_same(a, b, f"{where}[{i}]")
-    else:
-        assert type(theirs) is type(mine) and theirs == mine, (where, mine, theirs)
 
 
 def run(envs: gym.vector.VectorEnv, actions: list[np.ndarray]) -> list[Any]:
