@@ -486,6 +486,9 @@ def test_glm_delta_correct_fast():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("config", ["ols", "orthogonal", "never", "when_cheaper"])
+# the paper's rounds near the edge of Theorem 5.1's condition stop, but some runs pass 1000 x
+# T*log(1/delta) first (about 1,150x measured), which run_episode reports as a possible runaway
+@pytest.mark.filterwarnings("ignore::bandit_envs.RunawayEpisodeWarning")
 def test_delta_correct_within_the_condition_slow(config):
     """1000 runs at δ = 0.1 on the study's instance (random deviation, L_m = 0.0025)."""
     env = mis_env(0.0025, "random", delta=0.1)
@@ -496,6 +499,9 @@ def test_delta_correct_within_the_condition_slow(config):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("lipschitz", [False, True])
+# the logistic instance has no lower bound to compare with, so the warning comes at 10^7 samples,
+# which LinFACT-GLM's c_min^-2 counts pass here (1.5e7-2.9e7 measured) before they stop
+@pytest.mark.filterwarnings("ignore::bandit_envs.RunawayEpisodeWarning")
 def test_glm_delta_correct_slow(lipschitz):
     """500 runs at δ = 0.1 on the study's logistic instance."""
     env = gym.make(
