@@ -50,8 +50,15 @@ Usage (repository root)::
 
     python benchmarks/bench_per_pull.py [--markdown] [--rows lingape-greedy,xy-design,...]
         [--K 1000] [--h 20] [--pulls 20000] [--design-K 10000] [--design-h 50] [--quick]
+        [--baseline DIR] [--code DIR] [--json] [--profile N]
 
-``--quick`` (small sizes, a few hundred pulls, about 20 s) is the smoke test of
+``--baseline DIR`` is the paired before/after comparison: each row runs in two fresh processes,
+one on the packages of the checkout DIR (e.g. a worktree of the commit before a change) and one
+on this checkout's (or ``--code``'s), the order alternating from row to row, and the table puts
+the two CPU and wall times side by side with the speed-up. DIR must have the same public names
+(agent ids, env ids, ``agents.common.design_cache``).
+
+``--quick`` (small sizes, a few hundred pulls, about 6 s) is the smoke test of
 ``tests/integration/test_bench_per_pull.py``; the full table takes about four minutes (most of it
 Track-and-Stop's design solves, the XY design and RAGE at 10⁴ arms).
 """
@@ -61,8 +68,10 @@ from __future__ import annotations
 import argparse
 import cProfile
 import dataclasses
+import json
 import math
 import pstats
+import subprocess
 import sys
 import time
 import warnings
@@ -70,10 +79,33 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-# The checkout this script lives in, ahead of any installed copy (an editable install may point
-# at another checkout): the numbers are those of the code beside the script.
-_ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(_ROOT), str(_ROOT / "benchmarks")]
+PACKAGES = ("agents", "bandit_envs", "registry")
+
+
+def code_root(argv: list[str]) -> Path:
+    """The checkout whose packages are measured: ``--code DIR``, else the one holding this script.
+
+    Put ahead of any installed copy (an editable install may point at another checkout), before
+    the packages are imported, so the numbers are those of the chosen code.
+    """
+    root = Path(__file__).resolve().parents[1]
+    for i, arg in enumerate(argv):
+        if arg == "--code" and i + 1 < len(argv):
+            root = Path(argv[i + 1]).resolve()
+        elif arg.startswith("--code="):
+            root = Path(arg.split("=", 1)[1]).resolve()
+    missing = [p for p in PACKAGES if not (root / p / "__init__.py").is_file()]
+    if missing:
+        sys.exit(
+            f"bench_per_pull.py: --code {root} is not a checkout of the library (no "
+            f"{', '.join(missing)} package there); give the folder that holds agents/, "
+            "bandit_envs/ and registry/."
+        )
+    return root
+
+
+CODE = code_root(sys.argv)
+sys.path[:0] = [str(CODE), str(Path(__file__).resolve().parent)]
 
 import gymnasium as gym  # noqa: E402
 import numpy as np  # noqa: E402
@@ -587,6 +619,57 @@ def _print(cells: list[str], markdown: bool) -> None:
     print(("| " + " | ".join(cells) + " |") if markdown else "  ".join(cells), flush=True)
 
 
+#: the options a paired run passes on to its child processes
+PASSED = ("K", "h", "pulls", "tas_pulls", "bayes_K", "slow_pulls", "design_K", "design_h")
+PAIRED_HEAD = (
+    "row",
+    "instance",
+    "measure",
+    "CPU",
+    "CPU, baseline",
+    "speed-up (CPU)",
+    "wall",
+    "wall, baseline",
+    "floor",
+    "CPU / floor",
+)
+
+
+def _child(code: Path, row: str, args: argparse.Namespace) -> list[Line]:
+    """The lines of one row measured in a fresh process on the packages of ``code``."""
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--rows", row, "--json"]
+    cmd += ["--code", str(code), "--reference-pulls", "2"] + (["--quick"] if args.quick else [])
+    for name in PASSED:
+        value = getattr(args, name)
+        if value is not None:
+            cmd += ["--" + name.replace("_", "-"), str(value)]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        sys.exit(f"bench_per_pull.py: row {row} failed on the code of {code}:\n{out.stderr}")
+    return [Line(**json.loads(text)) for text in out.stdout.splitlines() if text.startswith("{")]
+
+
+def paired(args: argparse.Namespace, rows: list[str]) -> None:
+    """Each row on the baseline's code and on ours, in fresh processes, side by side."""
+    base = code_root(["--code", args.baseline])
+    print(f"this: {CODE}; baseline: {base}")
+    _print(list(PAIRED_HEAD), args.markdown)
+    if args.markdown:
+        print("|" + "---|" * len(PAIRED_HEAD))
+    for i, row in enumerate(rows):
+        if i % 2:  # alternate the order, so that a drifting load favours neither side
+            ours, theirs = _child(CODE, row, args), _child(base, row, args)
+        else:
+            theirs, ours = _child(base, row, args), _child(CODE, row, args)
+        for a, b in zip(ours, theirs, strict=True):
+            cells = a.cells()
+            _print(
+                [*cells[:4], _fmt(b.cpu, b.unit), f"{b.cpu / a.cpu:.2f}×", cells[4],
+                 _fmt(b.wall, b.unit), cells[5], cells[6]],
+                args.markdown,
+            )  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -608,6 +691,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--design-h", type=int, default=None, help="XY design and RAGE (50)")
     parser.add_argument("--reference-pulls", type=int, default=None, help="(200)")
     parser.add_argument("--markdown", action="store_true")
+    parser.add_argument(
+        "--code", metavar="DIR", help="measure the packages of this checkout (default: this one)"
+    )
+    parser.add_argument(
+        "--baseline",
+        metavar="DIR",
+        help="paired before/after: each row in two fresh processes, on DIR's code then on --code's "
+        "(alternating the order), printed side by side with the speed-up",
+    )
+    parser.add_argument("--json", action="store_true", help="one JSON object per line")
     parser.add_argument("--quick", action="store_true", help="small sizes: a smoke test")
     parser.add_argument(
         "--profile", type=int, default=0, metavar="N", help="cProfile each row: its top N functions"
@@ -637,6 +730,14 @@ def main(argv: list[str] | None = None) -> None:
         if value < 2:
             parser.error(f"{name} must be at least 2; got {value}")
     warnings.simplefilter("ignore")  # runaway and convergence notes would break the table
+    if args.baseline:
+        paired(args, rows)
+        return
+    if args.json:
+        for name in rows:
+            for line in run_row(name, s):
+                print(json.dumps(dataclasses.asdict(line)), flush=True)
+        return
     print(f"multiply-add rate (K={s.k}, h={s.h}): {mac_rate(s.k, s.h) / 1e9:.2f} G/s; "
           f"(K={s.design_k}, h={s.design_h}): {mac_rate(s.design_k, s.design_h) / 1e9:.2f} G/s; "
           f"one Gaussian draw: {gaussian_draw_seconds() * 1e9:.1f} ns; "

@@ -58,6 +58,20 @@ def test_rows_select_and_plain_output():
     assert [line.split("  ")[0] for line in lines[2:]] == ["env-pull", "xy-design", "xy-design"]
 
 
+def test_paired_run_puts_baseline_beside_ours(tmp_path):
+    # the baseline is this checkout too: the same lines, side by side, with a speed-up column
+    root = str(BENCHMARKS.parent)
+    out = _run("--quick", "--markdown", "--rows", "env-pull,xy-design", "--baseline", root)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[0] == f"this: {root}; baseline: {root}"
+    table = _table(out.stdout)
+    assert table[0] == list(bench_per_pull.PAIRED_HEAD)
+    assert [cells[0] for cells in table[1:]] == ["env-pull", "xy-design", "xy-design"]
+    for cells in table[1:]:
+        assert VALUE.match(cells[3]) and VALUE.match(cells[4]), cells
+        assert cells[5].endswith("×") and float(cells[5][:-1]) > 0, cells
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -69,3 +83,13 @@ def test_bad_options_are_refused_by_name(args, message):
     out = _run("--quick", *args)
     assert out.returncode == 2
     assert message in out.stderr
+
+
+def test_code_that_is_not_a_checkout_is_refused(tmp_path):
+    (tmp_path / "agents").mkdir()
+    (tmp_path / "agents" / "__init__.py").write_text("")
+    out = _run("--quick", "--code", str(tmp_path))
+    assert out.returncode == 1
+    assert f"--code {tmp_path} is not a checkout of the library (no bandit_envs, registry" in (
+        out.stderr
+    )
