@@ -26,6 +26,7 @@ import pytest
 from scipy import stats
 
 import bandit_envs  # noqa: F401
+from agents.common import kernels
 from agents.common.design_cache import DESIGNS
 from agents.common.params import Boolean
 from agents.eps_good.lazy_tts import LazyTTS
@@ -255,7 +256,8 @@ def test_column_state_equals_a_fresh_computation_after_many_evictions():
             break
         obs, *_ = env.step(arm)
         agent.observe(arm, obs)
-    assert agent._columns and agent._tick > 100 and len(agent._slot_arm) > 8
+    ints = agent._ints
+    assert agent._columns and ints[kernels.TICK] > 100 and ints[kernels.COLUMNS] > 8
     z = agent._z
     inv = np.linalg.inv((z.T * agent.counts) @ z)
     g = z @ inv @ z.T
@@ -263,7 +265,9 @@ def test_column_state_equals_a_fresh_computation_after_many_evictions():
     np.testing.assert_allclose(
         agent._means, z @ inv @ (z.T @ agent.sums[:, 0]), rtol=1e-9, atol=1e-12
     )
-    for arm, col in agent._slots.items():
+    slots = kernels.lingape_slots(ints, agent._pmax)
+    assert len(slots) > 8
+    for arm, col in slots.items():
         np.testing.assert_allclose(agent._m[:, col], g[:, arm], rtol=1e-9, atol=1e-12)
     agent._fold()
     np.testing.assert_allclose(agent._ainv, inv, rtol=1e-9, atol=1e-12)
