@@ -10,16 +10,24 @@ Why here: ``agents.common`` is the lowest layer of :mod:`agents`, so every agent
 :mod:`bandit_envs`.
 
 **LinGapE's column state** (Xu, Honda & Sugiyama 2018, with recursive least squares): for the
-features X (K × r, Fortran order) and the design matrix A_t, the arrays are
+features X (K × r, Fortran order) and the design matrix A_t after T rank-one updates, the arrays
+are
 
-* ``m`` (K × (P + 2), Fortran order): ``[e | μ̂ | G[:, s₁] | … | G[:, s_P]]`` with e = 1 +
-  diag(X A⁻¹ Xᵀ), μ̂ = X θ̂ and P kept columns of G = X A⁻¹ Xᵀ (the first ``p`` in use);
+* ``m`` (K × (P + 3), Fortran order): ``[e | μ̂ | G[:, s₁] | … | G[:, s_P] | work]`` with
+  e = 1 + diag(X A⁻¹ Xᵀ) and μ̂ = X θ̂ always current, and P kept columns of G = X A⁻¹ Xᵀ, each
+  current as of its own update count (brought up to date when it is used: lazily);
 * ``ru`` (r × (P + 1)): ``[θ̂ | A⁻¹x_{s₁} | …]``, aligned with ``m[:, 1:]``;
-* ``ainv`` (r × r): A⁻¹ up to the pending Sherman–Morrison terms ``pend`` (r + 1 rows: the
-  vector u = A⁻¹x_a and, in the last row, its coefficient c = 1/e_a);
-* ``ints``: the header (pending count, use tick, columns computed since the last exact
-  refresh, p in use), then the arm of each kept column (−1: none), its last use, and for each
-  arm its column of ``m`` (−1: not kept) — see :func:`lingape_ints`.
+* ``ainv`` (r × r): A⁻¹ as of the last fold;
+* the log of the last L updates τ (a ring): ``glog[:, τ mod L]`` = g_τ = X A_τ⁻¹x_{a_τ} and
+  ``ulog[:, τ mod L]`` = (u_τ = A_τ⁻¹x_{a_τ}, c_τ = 1/(1 + x_{a_τ}ᵀu_τ)). By Sherman–Morrison
+  G_{τ+1}[:, s] = G_τ[:, s] − c_τ g_τ (g_τ)_s, so a column that missed λ < L updates costs O(K λ)
+  to catch up, otherwise O(K r) from A⁻¹ (folded first: A⁻¹ −= Σ c_τ u_τ u_τᵀ);
+* ``ints``: the header (T, the last fold, the use tick, the columns recomputed from A⁻¹), then
+  per kept column its arm (−1: none), last use and update count, and per arm its column of
+  ``m`` (−1: not kept) — see :func:`lingape_ints`.
+
+A pull then costs O(K) plus the catching up of the columns its decision reads (G[:, i] is read
+at every pull, so it is at most a few updates behind): the kept columns cost nothing while unused.
 """
 
 from __future__ import annotations
@@ -30,92 +38,129 @@ import numba
 import numpy as np
 
 __all__ = [
-    "COLUMNS",
+    "FOLDED",
     "MISSES",
-    "NPEND",
     "TICK",
+    "UPDATES",
     "lingape_column",
     "lingape_fold",
     "lingape_ints",
+    "lingape_lags",
+    "lingape_mark_current",
     "lingape_observe",
     "lingape_select",
     "lingape_slots",
+    "lingape_sync",
 ]
 
 #: positions in the integer header of LinGapE's column state
-NPEND, TICK, MISSES, COLUMNS = 0, 1, 2, 3
+UPDATES, FOLDED, TICK, MISSES = 0, 1, 2, 3
 _HEADER = 4
 #: the first kept column of ``m`` (columns 0 and 1 are e and μ̂)
 _FIRST = 2
 
 
-def lingape_ints(n_arms: int, max_columns: int, columns: int) -> np.ndarray:
-    """The integer part of LinGapE's column state: no column kept, ``columns`` in use.
+def lingape_ints(n_arms: int, max_columns: int) -> np.ndarray:
+    """The integer part of LinGapE's column state: no update, no column kept.
 
     Args:
         n_arms: K.
         max_columns: P, the kept columns allocated in ``m``.
-        columns: p ≤ P, the kept columns in use (doubled by the agent up to P).
 
     Returns:
-        The int64 array ``[header | arm of each column | last use | column of each arm]``.
+        The int64 array ``[header | arm, last use, update count of each column | column of each
+        arm]``.
     """
-    ints = np.full(_HEADER + 2 * max_columns + n_arms, -1, dtype=np.int64)
+    ints = np.full(_HEADER + 3 * max_columns + n_arms, -1, dtype=np.int64)
     ints[:_HEADER] = 0
-    ints[COLUMNS] = columns
     return ints
 
 
 def lingape_slots(ints: np.ndarray, max_columns: int) -> dict[int, int]:
-    """The kept columns as {arm: its column of ``m``} (a view for tests and refreshes)."""
+    """The kept columns as {arm: its column of ``m``}."""
     arms = ints[_HEADER : _HEADER + max_columns]
     return {int(a): s + _FIRST for s, a in enumerate(arms) if a >= 0}
 
 
-@numba.njit(cache=True)
-def lingape_fold(ainv: np.ndarray, pend: np.ndarray, ints: np.ndarray) -> None:  # pragma: no cover
-    """A⁻¹ −= Σ c_τ u_τ u_τᵀ over the pending pulls (the telescoped Sherman–Morrison steps)."""
+def lingape_lags(ints: np.ndarray, max_columns: int) -> dict[int, int]:
+    """The kept columns as {arm: the updates it has yet to catch up}."""
+    arms = ints[_HEADER : _HEADER + max_columns]
+    versions = ints[_HEADER + 2 * max_columns : _HEADER + 3 * max_columns]
+    return {int(a): int(ints[UPDATES] - v) for a, v in zip(arms, versions, strict=True) if a >= 0}
+
+
+def lingape_mark_current(ints: np.ndarray, max_columns: int) -> None:
+    """Record that A⁻¹ and every kept column are exact as of now (after an exact refresh)."""
+    ints[FOLDED] = ints[UPDATES]
+    ints[_HEADER + 2 * max_columns : _HEADER + 3 * max_columns] = ints[UPDATES]
+
+
+@numba.njit(cache=True, error_model="numpy")
+def lingape_fold(ainv: np.ndarray, ulog: np.ndarray, ints: np.ndarray) -> None:  # pragma: no cover
+    """A⁻¹ −= Σ c_τ u_τ u_τᵀ over the updates since the last fold (telescoped Sherman–Morrison)."""
     r = ainv.shape[0]
-    for t in range(ints[NPEND]):
-        c = pend[r, t]
+    size = ulog.shape[1]
+    for tau in range(ints[FOLDED], ints[UPDATES]):
+        t = tau % size
+        c = ulog[r, t]
         for b in range(r):
-            cb = c * pend[b, t]
+            cb = c * ulog[b, t]
             for a in range(r):
-                ainv[a, b] -= pend[a, t] * cb
-    ints[NPEND] = 0
+                ainv[a, b] -= ulog[a, t] * cb
+    ints[FOLDED] = ints[UPDATES]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def lingape_column(  # pragma: no cover - compiled
     z: np.ndarray,
     m: np.ndarray,
     ru: np.ndarray,
     ainv: np.ndarray,
-    pend: np.ndarray,
+    glog: np.ndarray,
+    ulog: np.ndarray,
     ints: np.ndarray,
     arm: int,
 ) -> int:
-    """The column of ``m`` holding G[:, arm] (and of ``ru`` + 1 holding A⁻¹x_arm).
+    """The column of ``m`` holding the current G[:, arm] (and of ``ru`` + 1, A⁻¹x_arm).
 
-    If it is not kept, the least recently used column is replaced: A⁻¹ is folded, then
-    A⁻¹x_arm (O(r²)) and X A⁻¹x_arm (O(K r)) are computed.
+    A kept column is caught up through the log (O(K) per missed update) or, when it missed
+    min(L, r) updates or more, recomputed; a column not kept replaces the least recently used
+    one: A⁻¹ is folded, then A⁻¹x_arm (O(r²)) and X A⁻¹x_arm (O(K r)) are computed.
     """
     k, r = z.shape
-    pmax = m.shape[1] - _FIRST
+    pmax = m.shape[1] - _FIRST - 1
     used0 = _HEADER + pmax
-    of0 = _HEADER + 2 * pmax
+    ver0 = _HEADER + 2 * pmax
+    of0 = _HEADER + 3 * pmax
+    size = glog.shape[1]
+    now = ints[UPDATES]
     col = ints[of0 + arm]
-    if col < 0:
+    fresh = col < 0
+    if fresh:
         best = 0
-        for s in range(1, ints[COLUMNS]):
+        for s in range(1, pmax):
             if ints[used0 + s] < ints[used0 + best]:
                 best = s
         old = ints[_HEADER + best]
         if old >= 0:
             ints[of0 + old] = -1
-        lingape_fold(ainv, pend, ints)
         ints[MISSES] += 1
         col = best + _FIRST
+        ints[_HEADER + best] = arm
+        ints[of0 + arm] = col
+    else:
+        lag = now - ints[ver0 + col - _FIRST]
+        fresh = lag >= min(size, r)
+        if not fresh:
+            for tau in range(now - lag, now):
+                t = tau % size
+                f = ulog[r, t] * glog[arm, t]
+                for i in range(k):
+                    m[i, col] -= f * glog[i, t]
+                for b in range(r):
+                    ru[b, col - 1] -= f * ulog[b, t]
+    if fresh:
+        lingape_fold(ainv, ulog, ints)
         for a in range(r):
             acc = 0.0
             for b in range(r):
@@ -127,74 +172,86 @@ def lingape_column(  # pragma: no cover - compiled
             ub = ru[b, col - 1]
             for i in range(k):
                 m[i, col] += z[i, b] * ub
-        ints[_HEADER + best] = arm
-        ints[of0 + arm] = col
+    ints[ver0 + col - _FIRST] = now
     ints[TICK] += 1
     ints[used0 + col - _FIRST] = ints[TICK]
     return col
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
+def lingape_sync(  # pragma: no cover - compiled
+    z: np.ndarray,
+    m: np.ndarray,
+    ru: np.ndarray,
+    ainv: np.ndarray,
+    glog: np.ndarray,
+    ulog: np.ndarray,
+    ints: np.ndarray,
+) -> None:
+    """Fold A⁻¹ and bring every kept column up to date (for inspection; no pull needs it)."""
+    pmax = m.shape[1] - _FIRST - 1
+    for s in range(pmax):
+        arm = ints[_HEADER + s]
+        if arm >= 0:
+            lingape_column(z, m, ru, ainv, glog, ulog, ints, arm)
+    lingape_fold(ainv, ulog, ints)
+
+
+@numba.njit(cache=True, error_model="numpy")
 def lingape_observe(  # pragma: no cover - compiled
     z: np.ndarray,
     m: np.ndarray,
     ru: np.ndarray,
     ainv: np.ndarray,
-    pend: np.ndarray,
+    glog: np.ndarray,
+    ulog: np.ndarray,
     ints: np.ndarray,
+    counts: np.ndarray,
+    sums: np.ndarray,
     arm: int,
     y: float,
 ) -> float:
-    """One Sherman–Morrison step for a pull of ``arm`` with reward ``y``; returns log e_a.
+    """One pull of ``arm`` with reward ``y`` (``counts`` and ``sums`` too); returns log e_a.
 
-    With g = X A⁻¹x_a (the column of arm a), u = A⁻¹x_a and c = 1/e_a: every column U_q of
-    ``m[:, 1:]`` becomes U_q − c v_q g and every column of ``ru`` R_q − c v_q u, where v is row a
-    of ``m[:, 1:]`` with μ̂_a − y in place of μ̂_a (so μ̂ += c (y − μ̂_a) g and θ̂ += c (y − μ̂_a) u,
-    recursive least squares, and G[:, s] −= c G_as g); e −= c g∘g; (c, u) waits in ``pend``
-    (folded into A⁻¹ when 32 wait or a new column is needed). O(K p + r p) per pull.
+    The Sherman–Morrison step: with g = X A⁻¹x_a (the current column of arm a), u = A⁻¹x_a
+    and c = 1/e_a, μ̂ −= c (μ̂_a − y) g and θ̂ −= c (μ̂_a − y) u (recursive least squares),
+    e −= c g∘g, and (g, u, c) enters the log; the kept columns catch up when used. O(K + r)
+    per pull, plus the catching up of the pulled arm's column.
     """
-    col = lingape_column(z, m, ru, ainv, pend, ints, arm)
+    col = lingape_column(z, m, ru, ainv, glog, ulog, ints, arm)
     k, r = z.shape
-    width = ints[COLUMNS] + 1  # μ̂ and the kept columns in use
+    size = glog.shape[1]
+    now = ints[UPDATES]
+    if now - ints[FOLDED] == size:  # the log is full: its oldest update enters A⁻¹
+        lingape_fold(ainv, ulog, ints)
+    t = now % size
     e_a = m[arm, 0]
     c = 1.0 / e_a
-    v = np.empty(width)
-    for q in range(width):
-        v[q] = m[arm, q + 1]
-    v[0] -= y
-    own = col - 1
-    for q in range(width):  # the pulled arm's own column last: g is read from it
-        if q != own:
-            f = c * v[q]
-            for i in range(k):
-                m[i, q + 1] -= f * m[i, col]
-            for b in range(r):
-                ru[b, q] -= f * ru[b, own]
+    f = c * (m[arm, 1] - y)
     for i in range(k):
         g = m[i, col]
+        glog[i, t] = g
+        m[i, 1] -= f * g
         m[i, 0] -= c * (g * g)
-    n = ints[NPEND]
     for b in range(r):
-        pend[b, n] = ru[b, own]
-    pend[r, n] = c
-    ints[NPEND] = n + 1
-    f = c * v[own]
-    for i in range(k):
-        m[i, col] -= f * m[i, col]
-    for b in range(r):
-        ru[b, own] -= f * ru[b, own]
-    if n + 1 == pend.shape[1]:
-        lingape_fold(ainv, pend, ints)
+        u = ru[b, col - 1]
+        ulog[b, t] = u
+        ru[b, 0] -= f * u
+    ulog[r, t] = c
+    ints[UPDATES] = now + 1
+    counts[arm] += 1
+    sums[arm, 0] += y
     return math.log(e_a)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def lingape_select(  # pragma: no cover - compiled
     z: np.ndarray,
     m: np.ndarray,
     ru: np.ndarray,
     ainv: np.ndarray,
-    pend: np.ndarray,
+    glog: np.ndarray,
+    ulog: np.ndarray,
     ints: np.ndarray,
     width: float,
     epsilon: float,
@@ -216,29 +273,21 @@ def lingape_select(  # pragma: no cover - compiled
     for a in range(1, k):
         if m[a, 1] > m[i, 1]:
             i = a
-    col_i = lingape_column(z, m, ru, ainv, pend, ints, i)
+    col_i = lingape_column(z, m, ru, ainv, glog, ulog, ints, i)
     base = m[i, 0] - 2.0
-    best = -np.inf
-    j = -1
+    w = m.shape[1] - 1  # the work column: separate loops vectorise the square roots
     for a in range(k):
-        if a != i:
-            s = m[a, 0] + base - 2.0 * m[a, col_i]
-            val = m[a, 1] + width * math.sqrt(abs(s))
-            if val > best or j < 0:
-                best = val
-                j = a
-    if j < 0:
+        m[a, w] = m[a, 1] + width * math.sqrt(abs(m[a, 0] + base - 2.0 * m[a, col_i]))
+    if k == 1:
         return i, i, -np.inf, -1
-    index = best - m[i, 1]
+    m[i, w] = -np.inf
+    j = np.argmax(m[:, w])
+    index = m[j, w] - m[i, 1]
     if not greedy or index <= epsilon:
         return i, j, index, -1
-    col_j = lingape_column(z, m, ru, ainv, pend, ints, j)  # G[:, i], just used, is kept
-    arm = 0
-    top = -1.0
+    col_j = lingape_column(z, m, ru, ainv, glog, ulog, ints, j)  # G[:, i], just used, is kept
     for a in range(k):
         diff = m[a, col_i] - m[a, col_j]
-        score = diff * diff / m[a, 0]
-        if score > top:
-            top = score
-            arm = a
+        m[a, w] = diff * diff / m[a, 0]
+    arm = np.argmax(m[:, w])
     return i, j, index, arm

@@ -36,14 +36,12 @@ THETA_BOUND_RULE = Rule(
 #: rank-one updates between two exact re-inversions from the pull counts (stops round-off drift).
 REFRESH_EVERY = 1024
 
-#: columns G[:, s] = X A⁻¹ x_s kept up to date for recently used arms s (the column state), at
-#: first; doubled (up to MAX_CACHE_COLUMNS) at an exact refresh when the columns computed since
-#: the last one cost more than keeping twice as many would (misses·(r + 3) > p·pulls).
-CACHE_COLUMNS = 8
+#: columns G[:, s] = X A⁻¹ x_s kept, caught up lazily when used (the column state; all K when
+#: K ≤ max(2r, 32)); an unused kept column costs nothing per pull.
 MAX_CACHE_COLUMNS = 32
 
-#: pulls whose Sherman–Morrison terms wait before being folded into A⁻¹ (the column state).
-PENDING_UPDATES = 32
+#: the updates logged for the lazy columns; A⁻¹ takes them in when the log is full.
+LOGGED_UPDATES = 32
 
 
 def _rank_one_update(alpha: float, x: np.ndarray, y: np.ndarray, a: np.ndarray) -> None:
@@ -336,49 +334,38 @@ class LinGapE(BaseAgent):
     # ------------------------------------------------------------------ the column state
 
     def _start_columns(self) -> None:
-        """Allocate the column state (layout: :mod:`agents.common.kernels`).
-
-        All K columns of G are kept when K ≤ max(2r, 32) (then G itself is the state), else
-        p = 8 at first, doubled up to 32 by :meth:`_refresh_columns`.
-        """
+        """Allocate the column state (layout: :mod:`agents.common.kernels`)."""
         k, r = self.n_arms, self._r
-        p = k if k <= max(2 * r, 32) else min(CACHE_COLUMNS, k)
-        self._pmax = max(p, min(MAX_CACHE_COLUMNS, k))
+        self._pmax = k if k <= max(2 * r, MAX_CACHE_COLUMNS) else MAX_CACHE_COLUMNS
         self._zf = np.asfortranarray(self._z)
-        self._m = np.zeros((k, self._pmax + 2), order="F")  # [e | μ̂ | G[:, s]…]
+        self._m = np.zeros((k, self._pmax + 3), order="F")  # [e | μ̂ | G[:, s]… | work]
         self._e = self._m[:, 0]  # 1 + ‖x_k‖²_{A⁻¹}
         self._means = self._m[:, 1]
         self._ru = np.zeros((r, self._pmax + 1), order="F")  # [θ̂ | A⁻¹x_s…]
-        self._ainv = np.zeros((r, r), order="F")  # A⁻¹ up to the pending updates
-        self._pend = np.zeros((r + 1, PENDING_UPDATES), order="F")
-        self._ints = kernels.lingape_ints(k, self._pmax, p)
+        self._ainv = np.zeros((r, r), order="F")  # A⁻¹ as of the last fold
+        self._glog = np.zeros((k, LOGGED_UPDATES), order="F")
+        self._ulog = np.zeros((r + 1, LOGGED_UPDATES), order="F")
+        self._ints = kernels.lingape_ints(k, self._pmax)
         self._arm = -1  # the greedy rule's arm, chosen with the decision
+        # the arrays of the column state in the kernels' argument order (all updated in place)
+        self._state = (self._zf, self._m, self._ru, self._ainv, self._glog, self._ulog, self._ints)
 
     def _refresh_columns(self, inv: np.ndarray) -> None:
-        """Exact column state from A⁻¹ = ``inv``, the counts and the sums (O(K r² + r³)).
-
-        Doubles the p kept columns first when computing the missing ones (O(K r) each) cost
-        more since the last refresh than keeping p more (O(K p) per pull) would have.
-        """
-        ints = self._ints
-        p = int(ints[kernels.COLUMNS])
-        if int(ints[kernels.MISSES]) * (self._r + 3) > p * self._since_refresh and p < self._pmax:
-            ints[kernels.COLUMNS] = min(2 * p, self._pmax)
-        ints[kernels.MISSES] = 0
-        ints[kernels.NPEND] = 0
+        """Exact column state from A⁻¹ = ``inv``, the counts and the sums (O(K r² + r³))."""
         z, m, ru = self._z, self._m, self._ru
         self._ainv[:] = inv
         np.einsum("kr,kr->k", z @ inv, z, out=self._e)
         self._e += 1.0
         ru[:, 0] = inv @ (z.T @ self.sums[:, 0])
         m[:, 1] = z @ ru[:, 0]
-        for arm, col in kernels.lingape_slots(ints, self._pmax).items():
+        for arm, col in kernels.lingape_slots(self._ints, self._pmax).items():
             ru[:, col - 1] = inv @ z[arm]
             m[:, col] = z @ ru[:, col - 1]
+        kernels.lingape_mark_current(self._ints, self._pmax)
 
-    def _fold(self) -> None:
-        """Fold the pending Sherman–Morrison terms into A⁻¹ (the column state)."""
-        kernels.lingape_fold(self._ainv, self._pend, self._ints)
+    def _sync(self) -> None:
+        """Fold A⁻¹ and bring every kept column up to date (for inspection only)."""
+        kernels.lingape_sync(*self._state)
 
     # ------------------------------------------------------------------ decisions
 
@@ -403,12 +390,7 @@ class LinGapE(BaseAgent):
         """i_t, j_t and B(t) by one vectorised pass over the arms (see the class docstring)."""
         if self._columns:  # compiled: i, j, B and the greedy arm in one pass
             i, j, self._index, self._arm = kernels.lingape_select(
-                self._zf,
-                self._m,
-                self._ru,
-                self._ainv,
-                self._pend,
-                self._ints,
+                *self._state,
                 self._width(),
                 self._eps,
                 self.selection == "greedy",
@@ -473,9 +455,15 @@ class LinGapE(BaseAgent):
         if not self.__dict__.get("_ready", False):
             super().observe(arm, outcome)
             return
+        self.t += 1
+        if self._columns and self._since_refresh + 1 < REFRESH_EVERY:  # compiled, with the counts
+            self._since_refresh += 1
+            self._logdet += kernels.lingape_observe(
+                *self._state, self.counts, self.sums, arm, float(outcome[0])
+            )
+            return
         self.counts[arm] += 1
         self.sums[arm, 0] += outcome[0]
-        self.t += 1
         self._on_observe(arm, outcome)
 
     def _on_observe(self, arm: int, outcome: np.ndarray) -> None:
@@ -487,18 +475,7 @@ class LinGapE(BaseAgent):
         if self._since_refresh >= REFRESH_EVERY:
             self._refresh()
             return
-        if self._columns:
-            self._logdet += kernels.lingape_observe(
-                self._zf,
-                self._m,
-                self._ru,
-                self._ainv,
-                self._pend,
-                self._ints,
-                arm,
-                float(outcome[0]),
-            )
-            return
+        # (the column state's other pulls are compiled: see observe)
         # Sherman–Morrison on H = [G or W | μ̂]: with g = X A⁻¹x_a and c = 1/(1 + ‖x_a‖²_{A⁻¹}),
         # H -= c g vᵀ with v = [A⁻¹x_a-row of H | μ̂_a − y], i.e. G -= c g gᵀ (or W -= c g
         # (A⁻¹x_a)ᵀ), μ̂ += c (y − μ̂_a) g; and d -= c g∘g. v is a copy (H changes in place).

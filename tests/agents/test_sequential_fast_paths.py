@@ -243,8 +243,9 @@ def test_column_state_matches_the_w_representation(selection):
 
 
 def test_column_state_equals_a_fresh_computation_after_many_evictions():
-    """K = 60 arms in R^12 and many distinct pulled arms: every kept column is exact, also after
-    the kept columns were doubled at an exact refresh (every 1024 pulls)."""
+    """K = 60 arms in R^12 and many distinct pulled arms: every kept column, caught up through
+    the log of updates, is exact, also across exact refreshes (every 1024 pulls) and after
+    more columns were needed than are kept (evictions)."""
     env = _custom(60, 12, 3, sigma=3.0)
     _, info = env.reset(seed=0)
     agent = LinGapE()
@@ -257,7 +258,11 @@ def test_column_state_equals_a_fresh_computation_after_many_evictions():
         obs, *_ = env.step(arm)
         agent.observe(arm, obs)
     ints = agent._ints
-    assert agent._columns and ints[kernels.TICK] > 100 and ints[kernels.COLUMNS] > 8
+    assert agent._columns and agent.t == 2200
+    assert ints[kernels.MISSES] > 60 and ints[kernels.TICK] > 1000
+    slots = kernels.lingape_slots(ints, agent._pmax)
+    assert len(slots) == agent._pmax == 32
+    assert max(kernels.lingape_lags(ints, agent._pmax).values()) > 0  # the sync has work
     z = agent._z
     inv = np.linalg.inv((z.T * agent.counts) @ z)
     g = z @ inv @ z.T
@@ -265,11 +270,11 @@ def test_column_state_equals_a_fresh_computation_after_many_evictions():
     np.testing.assert_allclose(
         agent._means, z @ inv @ (z.T @ agent.sums[:, 0]), rtol=1e-9, atol=1e-12
     )
-    slots = kernels.lingape_slots(ints, agent._pmax)
-    assert len(slots) > 8
+    agent._sync()
+    assert max(kernels.lingape_lags(ints, agent._pmax).values()) == 0
     for arm, col in slots.items():
         np.testing.assert_allclose(agent._m[:, col], g[:, arm], rtol=1e-9, atol=1e-12)
-    agent._fold()
+        np.testing.assert_allclose(agent._ru[:, col - 1], inv @ z[arm], rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(agent._ainv, inv, rtol=1e-9, atol=1e-12)
 
 
