@@ -281,7 +281,7 @@ def lingape_select(  # pragma: no cover - compiled
     if k == 1:
         return i, i, -np.inf, -1
     m[i, w] = -np.inf
-    j = np.argmax(m[:, w])
+    j = int(np.argmax(m[:, w]))
     index = m[j, w] - m[i, 1]
     if not greedy or index <= epsilon:
         return i, j, index, -1
@@ -289,5 +289,5 @@ def lingape_select(  # pragma: no cover - compiled
     for a in range(k):
         diff = m[a, col_i] - m[a, col_j]
         m[a, w] = diff * diff / m[a, 0]
-    arm = np.argmax(m[:, w])
+    arm = int(np.argmax(m[:, w]))
     return i, j, index, arm
