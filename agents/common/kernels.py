@@ -38,6 +38,7 @@ import numba
 import numpy as np
 
 __all__ = [
+    "argmax_column",
     "FOLDED",
     "MISSES",
     "TICK",
@@ -93,6 +94,35 @@ def lingape_mark_current(ints: np.ndarray, max_columns: int) -> None:
     """Record that A⁻¹ and every kept column are exact as of now (after an exact refresh)."""
     ints[FOLDED] = ints[UPDATES]
     ints[_HEADER + 2 * max_columns : _HEADER + 3 * max_columns] = ints[UPDATES]
+
+
+@numba.njit(cache=True, error_model="numpy")
+def argmax_column(m: np.ndarray, c: int) -> int:  # pragma: no cover - compiled
+    """The first index of the largest entry of column ``c`` of ``m`` (as ``numpy.argmax``).
+
+    Eight running maxima (independent chains the processor overlaps), then one scan for the
+    first entry equal to the maximum: about twice as fast as a single compare chain. The column
+    holds no NaN (the agents' states are finite).
+    """
+    k = m.shape[0]
+    n8 = k - k % 8
+    b0 = b1 = b2 = b3 = b4 = b5 = b6 = b7 = -np.inf
+    for a in range(0, n8, 8):
+        b0 = max(b0, m[a, c])
+        b1 = max(b1, m[a + 1, c])
+        b2 = max(b2, m[a + 2, c])
+        b3 = max(b3, m[a + 3, c])
+        b4 = max(b4, m[a + 4, c])
+        b5 = max(b5, m[a + 5, c])
+        b6 = max(b6, m[a + 6, c])
+        b7 = max(b7, m[a + 7, c])
+    top = max(max(max(b0, b1), max(b2, b3)), max(max(b4, b5), max(b6, b7)))
+    for a in range(n8, k):
+        top = max(top, m[a, c])
+    for a in range(k):
+        if m[a, c] == top:
+            return a
+    return 0
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -269,10 +299,7 @@ def lingape_select(  # pragma: no cover - compiled
         B = −∞.
     """
     k = m.shape[0]
-    i = 0
-    for a in range(1, k):
-        if m[a, 1] > m[i, 1]:
-            i = a
+    i = argmax_column(m, 1)
     col_i = lingape_column(z, m, ru, ainv, glog, ulog, ints, i)
     base = m[i, 0] - 2.0
     w = m.shape[1] - 1  # the work column: separate loops vectorise the square roots
@@ -281,7 +308,7 @@ def lingape_select(  # pragma: no cover - compiled
     if k == 1:
         return i, i, -np.inf, -1
     m[i, w] = -np.inf
-    j = int(np.argmax(m[:, w]))
+    j = argmax_column(m, w)
     index = m[j, w] - m[i, 1]
     if not greedy or index <= epsilon:
         return i, j, index, -1
@@ -289,5 +316,5 @@ def lingape_select(  # pragma: no cover - compiled
     for a in range(k):
         diff = m[a, col_i] - m[a, col_j]
         m[a, w] = diff * diff / m[a, 0]
-    arm = int(np.argmax(m[:, w]))
+    arm = argmax_column(m, w)
     return i, j, index, arm
