@@ -261,6 +261,7 @@ class LinGapE(BaseAgent):
     def _on_reset(self, spec: ProblemSpec) -> None:
         self._ridge = float(self.ridge)
         self._eps = float(self.epsilon)
+        self._greedy = self.selection == "greedy"
         self._s = 0.0
         if self.confidence == "self_normalized":
             assert self.theta_bound is not None  # THETA_BOUND_RULE
@@ -393,7 +394,7 @@ class LinGapE(BaseAgent):
                 *self._state,
                 self._width(),
                 self._eps,
-                self.selection == "greedy",
+                self._greedy,
             )
             self._best, self._challenger = i, j
             self._decided_at = self.t
@@ -457,10 +458,22 @@ class LinGapE(BaseAgent):
             return
         self.t += 1
         if self._columns and self._since_refresh + 1 < REFRESH_EVERY:  # compiled, with the counts
+            # the update and the next decision in one call: log det A grows by log e_a first,
+            # for the width C_t of that decision
             self._since_refresh += 1
-            self._logdet += kernels.lingape_observe(
-                *self._state, self.counts, self.sums, arm, float(outcome[0])
+            self._logdet += math.log(self._e[arm])
+            i, j, self._index, self._arm = kernels.lingape_step(
+                *self._state,
+                self.counts,
+                self.sums,
+                arm,
+                float(outcome[0]),
+                self._width(),
+                self._eps,
+                self._greedy,
             )
+            self._best, self._challenger = i, j
+            self._decided_at = self.t
             return
         self.counts[arm] += 1
         self.sums[arm, 0] += outcome[0]
