@@ -15,9 +15,9 @@ ratio. Rows:
 * **Soare d = 5, ω = 0.01, δ = 0.05** (the default LinGapE, seed 0, about 89 000 samples): one
   ``run_episode`` (environment included), and the agent alone on the same outcomes model.
 
-The physical floor column: the multiply-adds of a pull, K·(p + 3) with p the kept columns (8
-at K = 1000) for the update and the index pass, over this machine's rate measured by a NumPy
-matrix-vector product of the same shape.
+The physical floor (printed last): the multiply-adds a pull cannot avoid, ≈ 11·K (the update
+of μ̂ and 1 + diag(X A⁻¹ Xᵀ), the index pass over the arms and the greedy score), over this
+machine's rate measured by a NumPy matrix-vector product X v of the features' shape.
 
 Usage (repository root): ``python benchmarks/bench_lingape_kernel.py [--ref DIR] [--repeats 3]``;
 ``DIR`` is another checkout, e.g. ``git archive <commit> | tar -x -C DIR``. Without ``--ref``
@@ -184,7 +184,7 @@ def main() -> None:
     rate = best(results[names[0]], "matvec_us")
     floor = 1000 * (8 + 3) / (1000 * 20 / rate)
     print(
-        f"floor at K=1000: K·(p+3) = 11 000 multiply-adds at the matvec rate "
+        f"floor at K=1000: 11·K = 11 000 multiply-adds at the matvec rate "
         f"({1000 * 20 / rate / 1e3:.2f} G/s, K×h product {rate:.2f} µs) = {floor:.2f} µs/pull"
     )
 

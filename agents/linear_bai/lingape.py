@@ -180,20 +180,19 @@ class LinGapE(BaseAgent):
     never arises: B(t) and j_t come from one vectorised pass over the K arms with
     ‖x_j − x_i‖²_{A⁻¹} = d_j + d_i − 2 g_j, where d = diag(X A⁻¹ Xᵀ) and g = X A⁻¹ x_i.
 
-    **Per-pull cost** O(K·r + r²), no inverse and no loop over arms. A pull of x_a with reward
-    y is a Sherman–Morrison step: with g = X A_t⁻¹x_a and c = 1/(1 + d_a), d_k = ‖x_k‖²_{A⁻¹},
-    μ̂ += c (y − μ̂_a) g (the recursive least-squares update), d -= c g∘g and
+    **Per-pull cost** O(K·r + r²), no inverse and no Python loop over arms. A pull of x_a with
+    reward y is a Sherman–Morrison step: with g = X A_t⁻¹x_a and c = 1/(1 + d_a),
+    d_k = ‖x_k‖²_{A⁻¹}, μ̂ += c (y − μ̂_a) g (the recursive least-squares update), d -= c g∘g and
     log det += log(1 + d_a). A decision needs μ̂, d and the columns G[:, i] and G[:, j] of
     G = X A_t⁻¹ Xᵀ (g is column a). The state that provides them depends on the size:
 
     * LinGapE's own decision rule (the column state, compiled: :mod:`agents.common.kernels`):
-      μ̂, 1 + d and the columns G[:, s] of the last p arms used (all K when K ≤ max(2r, 32);
-      else p = 8, doubled up to 32 while the columns not kept cost more than p more would),
-      with A⁻¹x_s, all updated by one rank-one step per pull (O(K p)); a column not kept costs
-      one product X (A⁻¹x_s), O(K r), and A⁻¹ itself is updated lazily (the pending
-      Sherman–Morrison terms are folded in, O(r²) each, only when a new column is needed). The
-      index pass, the greedy rule and the update are each one compiled loop over the arms: two
-      kernel calls per pull (``benchmarks/bench_lingape_kernel.py``);
+      μ̂ and 1 + d, always current, and the columns G[:, s] of up to 32 recently used arms (all
+      K when K ≤ max(2r, 32)) with A⁻¹x_s, each brought up to date only when a decision reads
+      it, through a log of the last 32 Sherman–Morrison terms (O(K) per missed update; from
+      A⁻¹ in O(K r) past min(32, r) missed updates; A⁻¹ takes the logged terms in when the log
+      is full or a column is recomputed). The update and the next decision (index pass,
+      greedy rule) are one kernel call per pull (``benchmarks/bench_lingape_kernel.py``);
     * subclasses that override the decision (:mod:`agents.eps_good.top_m`): G itself when
       K ≤ max(2r, 32) (g is a row of G, d its diagonal), else W = X A_t⁻¹ (rows A_t⁻¹x_k):
       W -= c g (A_t⁻¹x_a)ᵀ, O(K r), and g = X W_a (NumPy/BLAS).
