@@ -39,6 +39,7 @@ import numpy as np
 
 __all__ = [
     "argmax_column",
+    "ratio_arm",
     "FOLDED",
     "MISSES",
     "TICK",
@@ -124,6 +125,30 @@ def argmax_column(m: np.ndarray, c: int) -> int:  # pragma: no cover - compiled
         if m[a, c] == top:
             return a
     return 0
+
+
+@numba.njit(cache=True, error_model="numpy")
+def ratio_arm(  # pragma: no cover - compiled
+    counts: np.ndarray, support: np.ndarray, inv_p: np.ndarray
+) -> int:
+    """The ratio rule of Xu, Honda & Sugiyama (2018): argmin_{a ∈ support} T_a / p*_a.
+
+    Args:
+        counts: the pulls T_a of every arm.
+        support: the arms with p*_a > 0, ascending (ties go to the lowest arm).
+        inv_p: 1/p*_a on the support (the product T_a · (1/p*_a) is compared).
+
+    Returns:
+        The arm.
+    """
+    best = 0
+    low = counts[support[0]] * inv_p[0]
+    for s in range(1, support.shape[0]):
+        value = counts[support[s]] * inv_p[s]
+        if value < low:
+            low = value
+            best = s
+    return int(support[best])
 
 
 @numba.njit(cache=True, error_model="numpy")

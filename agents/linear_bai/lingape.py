@@ -447,8 +447,7 @@ class LinGapE(BaseAgent):
             self._support = np.flatnonzero(p)  # ascending: ties go to the lowest index
             self._inv_p = 1.0 / p[self._support]
             self._pair = pair
-        support = self._support
-        return int(support[(self.counts[support] * self._inv_p).argmin()])
+        return kernels.ratio_arm(self.counts, self._support, self._inv_p)
 
     def observe(self, arm: int, outcome: np.ndarray) -> None:
         """Record one outcome of ``arm`` (the base bookkeeping, inlined for one scalar reward)."""
