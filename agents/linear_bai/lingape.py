@@ -11,10 +11,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.linalg.blas import daxpy, dger
+from scipy.linalg.blas import dger
 from scipy.optimize import OptimizeResult, linprog
 
 from agents.base import AgentCard, BaseAgent, Heuristic
+from agents.common import kernels
 from agents.common.design_cache import DESIGNS, reduced_coordinates
 from agents.common.params import Choice, Is, Real, Rule
 from bandit_envs.core.problem import Answer, ProblemSpec
@@ -35,14 +36,12 @@ THETA_BOUND_RULE = Rule(
 #: rank-one updates between two exact re-inversions from the pull counts (stops round-off drift).
 REFRESH_EVERY = 1024
 
-#: columns G[:, s] = X A⁻¹ x_s kept up to date for recently used arms s (the column state), at
-#: first; doubled (up to MAX_CACHE_COLUMNS) at an exact refresh when the columns computed since
-#: the last one cost more than keeping twice as many would (misses·(r + 3) > p·pulls).
-CACHE_COLUMNS = 8
+#: columns G[:, s] = X A⁻¹ x_s kept, caught up lazily when used (the column state; all K when
+#: K ≤ max(2r, 32)); an unused kept column costs nothing per pull.
 MAX_CACHE_COLUMNS = 32
 
-#: pulls whose Sherman–Morrison terms wait before being folded into A⁻¹ (the column state).
-PENDING_UPDATES = 32
+#: the updates logged for the lazy columns; A⁻¹ takes them in when the log is full.
+LOGGED_UPDATES = 32
 
 
 def _rank_one_update(alpha: float, x: np.ndarray, y: np.ndarray, a: np.ndarray) -> None:
@@ -181,25 +180,22 @@ class LinGapE(BaseAgent):
     never arises: B(t) and j_t come from one vectorised pass over the K arms with
     ‖x_j − x_i‖²_{A⁻¹} = d_j + d_i − 2 g_j, where d = diag(X A⁻¹ Xᵀ) and g = X A⁻¹ x_i.
 
-    **Per-pull cost** O(K·r + r²), no inverse and no loop over arms. A pull of x_a with reward
-    y is a Sherman–Morrison step: with g = X A_t⁻¹x_a and c = 1/(1 + d_a), d_k = ‖x_k‖²_{A⁻¹},
-    μ̂ += c (y − μ̂_a) g (the recursive least-squares update), d -= c g∘g and
+    **Per-pull cost** O(K·r + r²), no inverse and no Python loop over arms. A pull of x_a with
+    reward y is a Sherman–Morrison step: with g = X A_t⁻¹x_a and c = 1/(1 + d_a),
+    d_k = ‖x_k‖²_{A⁻¹}, μ̂ += c (y − μ̂_a) g (the recursive least-squares update), d -= c g∘g and
     log det += log(1 + d_a). A decision needs μ̂, d and the columns G[:, i] and G[:, j] of
     G = X A_t⁻¹ Xᵀ (g is column a). The state that provides them depends on the size:
 
-    * K ≤ max(2r, 32): G itself (g is a row of G and d its diagonal; O(K²) ≤ O(K·max(2r, 32)));
-    * otherwise (the column state): μ̂, 1 + d and the columns G[:, s] of the last p arms used
-      (p = 8, doubled up to 32 while the columns not kept cost more than p more would),
-      with A⁻¹x_s, all updated by one rank-one BLAS update per pull (O(K p)); a column not
-      kept costs one product X (A⁻¹x_s), O(K r), and A⁻¹ itself is
-      updated lazily (the pending Sherman–Morrison terms are folded in, O(r²) each, only when
-      a new column is needed). The index pass is one matrix–vector product (C²(1 + d_j)
-      + C²(d_i − 1) − 2C² G_ij from the columns 1 + d, ones and G[:, i]), one square root and
-      one argmax; the greedy rule a subtraction of two kept columns, a division by 1 + d and
-      one argmax. About 20 NumPy calls per pull in all
-      (``benchmarks/bench_sequential_scaling.py``);
-    * subclasses that override the decision (:mod:`agents.eps_good.top_m`) keep W = X A_t⁻¹ (rows
-      A_t⁻¹x_k): W -= c g (A_t⁻¹x_a)ᵀ, O(K r), and g = X W_a.
+    * LinGapE's own decision rule (the column state, compiled: :mod:`agents.common.kernels`):
+      μ̂ and 1 + d, always current, and the columns G[:, s] of up to 32 recently used arms (all
+      K when K ≤ max(2r, 32)) with A⁻¹x_s, each brought up to date only when a decision reads
+      it, through a log of the last 32 Sherman–Morrison terms (O(K) per missed update; from
+      A⁻¹ in O(K r) past min(32, r) missed updates; A⁻¹ takes the logged terms in when the log
+      is full or a column is recomputed). The update and the next decision (index pass,
+      greedy rule) are one kernel call per pull (``benchmarks/bench_lingape_kernel.py``);
+    * subclasses that override the decision (:mod:`agents.eps_good.top_m`): G itself when
+      K ≤ max(2r, 32) (g is a row of G, d its diagonal), else W = X A_t⁻¹ (rows A_t⁻¹x_k):
+      W -= c g (A_t⁻¹x_a)ᵀ, O(K r), and g = X W_a (NumPy/BLAS).
 
     Everything is recomputed exactly from the pull counts and sums every 1024 pulls (round-off
     drift). The ratio rule's LP is solved once per pair (i, j) and memoised; for large K it is
@@ -264,6 +260,7 @@ class LinGapE(BaseAgent):
     def _on_reset(self, spec: ProblemSpec) -> None:
         self._ridge = float(self.ridge)
         self._eps = float(self.epsilon)
+        self._greedy = self.selection == "greedy"
         self._s = 0.0
         if self.confidence == "self_normalized":
             assert self.theta_bound is not None  # THETA_BOUND_RULE
@@ -311,8 +308,8 @@ class LinGapE(BaseAgent):
         # a few columns of G (LinGapE's own decision rule, larger K), or W = X A⁻¹ (subclasses
         # that override _decide and read W, e.g. agents.eps_good.top_m). The matrices are
         # Fortran-ordered so that BLAS ``dger`` applies the rank-one updates in place.
-        self._full = k <= max(2 * self._r, 32)
-        self._columns = not self._full and type(self)._decide is LinGapE._decide
+        self._columns = type(self)._decide is LinGapE._decide
+        self._full = not self._columns and k <= max(2 * self._r, 32)
         if self._columns:
             self._start_columns()
         else:
@@ -337,121 +334,38 @@ class LinGapE(BaseAgent):
     # ------------------------------------------------------------------ the column state
 
     def _start_columns(self) -> None:
-        """Allocate the column state (see :meth:`_observe_columns` for its layout)."""
+        """Allocate the column state (layout: :mod:`agents.common.kernels`)."""
         k, r = self.n_arms, self._r
-        self._ainv = np.zeros((r, r), order="F")  # A⁻¹ up to the pending updates
-        self._pend_u = np.zeros((r, PENDING_UPDATES), order="F")
-        self._pend_c = np.zeros(PENDING_UPDATES)
-        self._npend = 0
-        self._slots: dict[int, int] = {}  # arm -> its column of M (3 … p + 2)
-        self._slot_arm: list[int] = []  # column c + 3 of M holds arm _slot_arm[c] (-1: none)
-        self._slot_used: list[int] = []  # last use (a tick), for least-recently-used eviction
-        self._tick = 0
-        self._misses = 0  # columns computed since the last exact refresh
-        self._x = np.empty(k)
-        self._xr = np.empty(r)
-        self._buf = np.empty(k)
-        self._buf2 = np.empty(k)
-        self._allocate_columns(min(CACHE_COLUMNS, k))
-
-    def _allocate_columns(self, p: int) -> None:
-        """(Re)allocate M, R and their work vectors for p kept columns (values: see refresh)."""
-        k, r = self.n_arms, self._r
-        self._m = np.zeros((k, p + 3), order="F")  # [e | 1 | μ̂ | G[:, s]…]
-        self._m[:, 1] = 1.0
-        self._mu = self._m[:, 2:]  # the part that the rank-one updates change
-        self._ru = np.zeros((r, p + 1), order="F")  # [θ̂ | A⁻¹x_s…], aligned with M[:, 2:]
-        self._means = self._m[:, 2]
+        self._pmax = k if k <= max(2 * r, MAX_CACHE_COLUMNS) else MAX_CACHE_COLUMNS
+        self._zf = np.asfortranarray(self._z)
+        self._m = np.zeros((k, self._pmax + 3), order="F")  # [e | μ̂ | G[:, s]… | work]
         self._e = self._m[:, 0]  # 1 + ‖x_k‖²_{A⁻¹}
-        self._coef = np.zeros(p + 3)
-        self._v = np.empty(p + 1)
-        grow = p - len(self._slot_arm)
-        self._slot_arm += [-1] * grow
-        self._slot_used += [-1] * grow
+        self._means = self._m[:, 1]
+        self._ru = np.zeros((r, self._pmax + 1), order="F")  # [θ̂ | A⁻¹x_s…]
+        self._ainv = np.zeros((r, r), order="F")  # A⁻¹ as of the last fold
+        self._glog = np.zeros((k, LOGGED_UPDATES), order="F")
+        self._ulog = np.zeros((r + 1, LOGGED_UPDATES), order="F")
+        self._ints = kernels.lingape_ints(k, self._pmax)
+        self._arm = -1  # the greedy rule's arm, chosen with the decision
+        # the arrays of the column state in the kernels' argument order (all updated in place)
+        self._state = (self._zf, self._m, self._ru, self._ainv, self._glog, self._ulog, self._ints)
 
     def _refresh_columns(self, inv: np.ndarray) -> None:
-        """Exact column state from A⁻¹ = ``inv``, the counts and the sums (O(K r² + r³)).
-
-        Doubles the p kept columns first when computing the missing ones (O(K r) each) cost
-        more since the last refresh than keeping p more (O(K p) per pull) would have.
-        """
-        p = len(self._slot_arm)
-        if self._misses * (self._r + 3) > p * self._since_refresh and p < min(
-            MAX_CACHE_COLUMNS, self.n_arms
-        ):
-            self._allocate_columns(min(2 * p, MAX_CACHE_COLUMNS, self.n_arms))
-        self._misses = 0
+        """Exact column state from A⁻¹ = ``inv``, the counts and the sums (O(K r² + r³))."""
         z, m, ru = self._z, self._m, self._ru
         self._ainv[:] = inv
-        self._npend = 0
         np.einsum("kr,kr->k", z @ inv, z, out=self._e)
         self._e += 1.0
         ru[:, 0] = inv @ (z.T @ self.sums[:, 0])
-        m[:, 2] = z @ ru[:, 0]
-        for c, arm in enumerate(self._slot_arm, start=3):
-            if arm >= 0:
-                ru[:, c - 2] = inv @ z[arm]
-                m[:, c] = z @ ru[:, c - 2]
+        m[:, 1] = z @ ru[:, 0]
+        for arm, col in kernels.lingape_slots(self._ints, self._pmax).items():
+            ru[:, col - 1] = inv @ z[arm]
+            m[:, col] = z @ ru[:, col - 1]
+        kernels.lingape_mark_current(self._ints, self._pmax)
 
-    def _fold(self) -> None:
-        """A⁻¹ -= Σ c_τ u_τ u_τᵀ over the pending pulls (the telescoped Sherman–Morrison steps)."""
-        n = self._npend
-        if n:
-            u = self._pend_u[:, :n]
-            self._ainv -= (u * self._pend_c[:n]) @ u.T
-            self._npend = 0
-
-    def _column(self, arm: int) -> int:
-        """The column of M holding G[:, arm] (and of R holding A⁻¹x_arm); O(K r) if not kept."""
-        col = self._slots.get(arm)
-        if col is None:
-            used = self._slot_used
-            col = used.index(min(used)) + 3  # the least recently used column
-            old = self._slot_arm[col - 3]
-            if old >= 0:
-                del self._slots[old]
-            self._fold()
-            self._misses += 1
-            u = self._ru[:, col - 2]
-            np.dot(self._ainv, self._z[arm], out=u)
-            np.dot(self._z, u, out=self._m[:, col])
-            self._slot_arm[col - 3] = arm
-            self._slots[arm] = col
-        self._tick += 1
-        self._slot_used[col - 3] = self._tick
-        return col
-
-    def _observe_columns(self, arm: int, y: float) -> None:
-        """Sherman–Morrison on the column state for a pull of ``arm`` with reward ``y``.
-
-        M = [e | 1 | μ̂ | G[:, s]…] (K rows; e = 1 + d, the ones column serves :meth:`_decide`)
-        and R = [θ̂ | A⁻¹x_s…] (r rows), for the kept arms s. With g = X A⁻¹x_a, u = A⁻¹x_a
-        and c = 1/e_a: U -= c g vᵀ (U = [μ̂ | G[:, s]…], the last columns of M) and
-        R -= c u vᵀ, where v = row a of U with μ̂_a − y in place of μ̂_a, i.e.
-        μ̂ += c (y − μ̂_a) g and θ̂ += c (y − μ̂_a) u (recursive least squares),
-        G[:, s] -= c g G_as and A⁻¹x_s -= c u G_as; then e -= c g∘g, and (c, u) waits to be
-        folded into A⁻¹.
-        """
-        m, x, xr, v = self._m, self._x, self._xr, self._v
-        col = self._column(arm)
-        np.copyto(x, m[:, col])  # g and u before the update (M and R change in place)
-        np.copyto(xr, self._ru[:, col - 2])
-        v[:] = self._mu[arm]
-        v[0] -= y
-        e_a = float(m[arm, 0])
-        c = 1.0 / e_a
-        _rank_one_update(-c, x, v, self._mu)
-        _rank_one_update(-c, xr, v, self._ru)
-        buf = self._buf
-        np.square(x, out=buf)
-        daxpy(buf, self._e, a=-c)
-        n = self._npend
-        self._pend_u[:, n] = xr
-        self._pend_c[n] = c
-        self._npend = n + 1
-        if n + 1 == PENDING_UPDATES:
-            self._fold()
-        self._logdet += math.log(e_a)
+    def _sync(self) -> None:
+        """Fold A⁻¹ and bring every kept column up to date (for inspection only)."""
+        kernels.lingape_sync(*self._state)
 
     # ------------------------------------------------------------------ decisions
 
@@ -474,28 +388,26 @@ class LinGapE(BaseAgent):
 
     def _decide(self) -> None:
         """i_t, j_t and B(t) by one vectorised pass over the arms (see the class docstring)."""
+        if self._columns:  # compiled: i, j, B and the greedy arm in one pass
+            i, j, self._index, self._arm = kernels.lingape_select(
+                *self._state,
+                self._width(),
+                self._eps,
+                self._greedy,
+            )
+            self._best, self._challenger = i, j
+            self._decided_at = self.t
+            return
         means, buf = self._means, self._buf
         i = int(means.argmax())
-        if self._columns:  # C²‖x_j − x_i‖² = C² e_j + C² (e_i − 2) − 2C² G_ij: one product
-            col = self._col_i = self._column(i)
-            c2 = self._width() ** 2
-            coef = self._coef
-            coef[0] = c2
-            coef[1] = c2 * (self._e[i] - 2.0)
-            coef[col] = -2.0 * c2
-            np.dot(self._m[:, : col + 1], coef[: col + 1], out=buf)
-            coef[col] = 0.0
-            np.abs(buf, out=buf)  # round-off only
-            np.sqrt(buf, out=buf)
-        else:  # ‖x_j − x_i‖² = d_j + d_i − 2 G_ij
-            d = self._d
-            gi = self._g(i)
-            np.subtract(d, gi, out=buf)
-            buf -= gi
-            buf += d[i]
-            np.abs(buf, out=buf)  # ‖x_j − x_i‖²_{A⁻¹} ≥ 0; abs only clears round-off of −1e-17
-            np.sqrt(buf, out=buf)
-            buf *= self._width()
+        d = self._d  # ‖x_j − x_i‖² = d_j + d_i − 2 G_ij
+        gi = self._g(i)
+        np.subtract(d, gi, out=buf)
+        buf -= gi
+        buf += d[i]
+        np.abs(buf, out=buf)  # ‖x_j − x_i‖²_{A⁻¹} ≥ 0; abs only clears round-off of −1e-17
+        np.sqrt(buf, out=buf)
+        buf *= self._width()
         buf += means
         buf[i] = -np.inf
         j = int(buf.argmax())
@@ -520,14 +432,9 @@ class LinGapE(BaseAgent):
             return None
         i, j = self._best, self._challenger
         if self.selection == "greedy":
+            if self._columns:  # chosen by the compiled decision
+                return self._arm
             buf, den = self._buf, self._buf2
-            if self._columns:  # argmax_a ((G_ia − G_ja)² / e_a)
-                m = self._m
-                self._slot_used[self._col_i - 3] = self._tick = self._tick + 1  # keep G[:, i]
-                np.subtract(m[:, self._col_i], m[:, self._column(j)], out=buf)
-                np.square(buf, out=buf)
-                np.divide(buf, self._e, out=buf)
-                return int(buf.argmax())
             np.subtract(self._g(i), self._g(j), out=buf)
             np.square(buf, out=buf)
             np.add(self._d, 1.0, out=den)
@@ -540,17 +447,34 @@ class LinGapE(BaseAgent):
             self._support = np.flatnonzero(p)  # ascending: ties go to the lowest index
             self._inv_p = 1.0 / p[self._support]
             self._pair = pair
-        support = self._support
-        return int(support[(self.counts[support] * self._inv_p).argmin()])
+        return kernels.ratio_arm(self.counts, self._support, self._inv_p)
 
     def observe(self, arm: int, outcome: np.ndarray) -> None:
         """Record one outcome of ``arm`` (the base bookkeeping, inlined for one scalar reward)."""
         if not self.__dict__.get("_ready", False):
             super().observe(arm, outcome)
             return
+        self.t += 1
+        if self._columns and self._since_refresh + 1 < REFRESH_EVERY:  # compiled, with the counts
+            # the update and the next decision in one call: log det A grows by log e_a first,
+            # for the width C_t of that decision
+            self._since_refresh += 1
+            self._logdet += math.log(self._e[arm])
+            i, j, self._index, self._arm = kernels.lingape_step(
+                *self._state,
+                self.counts,
+                self.sums,
+                arm,
+                float(outcome[0]),
+                self._width(),
+                self._eps,
+                self._greedy,
+            )
+            self._best, self._challenger = i, j
+            self._decided_at = self.t
+            return
         self.counts[arm] += 1
         self.sums[arm, 0] += outcome[0]
-        self.t += 1
         self._on_observe(arm, outcome)
 
     def _on_observe(self, arm: int, outcome: np.ndarray) -> None:
@@ -562,9 +486,7 @@ class LinGapE(BaseAgent):
         if self._since_refresh >= REFRESH_EVERY:
             self._refresh()
             return
-        if self._columns:
-            self._observe_columns(arm, float(outcome[0]))
-            return
+        # (the column state's other pulls are compiled: see observe)
         # Sherman–Morrison on H = [G or W | μ̂]: with g = X A⁻¹x_a and c = 1/(1 + ‖x_a‖²_{A⁻¹}),
         # H -= c g vᵀ with v = [A⁻¹x_a-row of H | μ̂_a − y], i.e. G -= c g gᵀ (or W -= c g
         # (A⁻¹x_a)ᵀ), μ̂ += c (y − μ̂_a) g; and d -= c g∘g. v is a copy (H changes in place).

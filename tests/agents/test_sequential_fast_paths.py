@@ -26,6 +26,7 @@ import pytest
 from scipy import stats
 
 import bandit_envs  # noqa: F401
+from agents.common import kernels
 from agents.common.design_cache import DESIGNS
 from agents.common.params import Boolean
 from agents.eps_good.lazy_tts import LazyTTS
@@ -242,8 +243,9 @@ def test_column_state_matches_the_w_representation(selection):
 
 
 def test_column_state_equals_a_fresh_computation_after_many_evictions():
-    """K = 60 arms in R^12 and many distinct pulled arms: every kept column is exact, also after
-    the kept columns were doubled at an exact refresh (every 1024 pulls)."""
+    """K = 60 arms in R^12 and many distinct pulled arms: every kept column, caught up through
+    the log of updates, is exact, also across exact refreshes (every 1024 pulls) and after
+    more columns were needed than are kept (evictions)."""
     env = _custom(60, 12, 3, sigma=3.0)
     _, info = env.reset(seed=0)
     agent = LinGapE()
@@ -255,7 +257,12 @@ def test_column_state_equals_a_fresh_computation_after_many_evictions():
             break
         obs, *_ = env.step(arm)
         agent.observe(arm, obs)
-    assert agent._columns and agent._tick > 100 and len(agent._slot_arm) > 8
+    ints = agent._ints
+    assert agent._columns and agent.t == 2200
+    assert ints[kernels.MISSES] > 60 and ints[kernels.TICK] > 1000
+    slots = kernels.lingape_slots(ints, agent._pmax)
+    assert len(slots) == agent._pmax == 32
+    assert max(kernels.lingape_lags(ints, agent._pmax).values()) > 0  # the sync has work
     z = agent._z
     inv = np.linalg.inv((z.T * agent.counts) @ z)
     g = z @ inv @ z.T
@@ -263,9 +270,11 @@ def test_column_state_equals_a_fresh_computation_after_many_evictions():
     np.testing.assert_allclose(
         agent._means, z @ inv @ (z.T @ agent.sums[:, 0]), rtol=1e-9, atol=1e-12
     )
-    for arm, col in agent._slots.items():
+    agent._sync()
+    assert max(kernels.lingape_lags(ints, agent._pmax).values()) == 0
+    for arm, col in slots.items():
         np.testing.assert_allclose(agent._m[:, col], g[:, arm], rtol=1e-9, atol=1e-12)
-    agent._fold()
+        np.testing.assert_allclose(agent._ru[:, col - 1], inv @ z[arm], rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(agent._ainv, inv, rtol=1e-9, atol=1e-12)
 
 
