@@ -47,20 +47,45 @@ def _clocks() -> tuple[float, float]:
     return time.perf_counter(), time.process_time()
 
 
+class FloorEnv:
+    """The least a Python ``step()`` does: one Gaussian draw, a fresh observation, the 5-tuple."""
+
+    def __init__(self) -> None:
+        import numpy as np
+
+        self.n_arms = 3
+        self.samples = 0
+        self.normal = np.random.default_rng(0).standard_normal
+        self.array = np.array
+
+    def reset(self, seed: int) -> None:
+        self.samples = 0
+
+    def step(self, arm: int) -> tuple[object, float, bool, bool, dict[str, int]]:
+        self.samples += 1
+        obs = self.array((0.5 + 1.0 * self.normal(),))
+        return obs, -0.0, False, False, {"samples": self.samples}
+
+
 def worker_pull(pulls: int, repeats: int) -> dict[str, list[float]]:
-    """µs per ``env.unwrapped.step`` (wall, CPU), best of ``repeats``, per reward model."""
+    """µs per ``env.unwrapped.step`` (wall, CPU), best of ``repeats``, per reward model.
+
+    The ``floor`` row is :class:`FloorEnv` (the same in both trees).
+    """
     import gymnasium as gym
 
     import bandit_envs  # noqa: F401
 
     out = {}
+    envs: dict[str, object] = {"floor (bare Python step)": FloorEnv()}
     for label, (env_id, kwargs) in PULL_MODELS.items():
-        env = gym.make(env_id, budget=10**12, **kwargs).unwrapped
-        k = env.n_arms
+        envs[label] = gym.make(env_id, budget=10**12, **kwargs).unwrapped
+    for label, env in envs.items():
+        k = env.n_arms  # type: ignore[attr-defined]
         best = [float("inf"), float("inf")]
         for _ in range(repeats):
-            env.reset(seed=0)
-            step = env.step
+            env.reset(seed=0)  # type: ignore[attr-defined]
+            step = env.step  # type: ignore[attr-defined]
             wall, cpu = _clocks()
             for t in range(pulls):
                 step(t % k)
