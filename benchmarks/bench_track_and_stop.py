@@ -30,6 +30,7 @@ def main() -> None:
     parser.add_argument("--thresholds", default="heuristic,proven")
     parser.add_argument("--instances", default="0,1")
     parser.add_argument("--deltas", default="0.05,0.01")
+    parser.add_argument("--solver", default="certified", help="certified or warm (re-solves)")
     parser.add_argument("--log", default=None, help="also append one line per episode here")
     args = parser.parse_args()
     header = (
@@ -44,7 +45,7 @@ def main() -> None:
             for threshold in args.thresholds.split(","):
                 samples, wrong, walls, solves, forced = [], 0, [], [], []
                 for seed in range(args.seed_start, args.seed_start + args.seeds):
-                    agent = LinearTrackAndStop(threshold=threshold)
+                    agent = LinearTrackAndStop(threshold=threshold, solver=args.solver)
                     t0 = time.perf_counter()
                     rec = run_episode(env, agent, seed)
                     walls.append(time.perf_counter() - t0)

@@ -162,6 +162,9 @@ class LazyTTS(LinearTrackAndStop):
             SLSQP polish finishes it (``None``: the solver's default). The default 20 gives the
             same sample counts as the solver's default on the static d = 8 instance (τ = 0.5),
             for less work per solve.
+        solver: ``"auto"`` (default), ``"certified"`` or ``"warm"``: how w* is re-solved (see
+            LinearTrackAndStop; ``"auto"`` is ``"warm"`` above 150 arms, where each warm
+            re-solve then takes at most ``design_max_iter`` Frank–Wolfe steps, unpolished).
 
     """
 
@@ -210,6 +213,7 @@ class LazyTTS(LinearTrackAndStop):
         recompute_ratio: float = 0.1,
         design_tol: float = 1e-2,
         design_max_iter: int | None = 20,
+        solver: str = "auto",
     ) -> None:
         self.threshold = threshold
         self.glr_threshold = glr_threshold
@@ -220,6 +224,7 @@ class LazyTTS(LinearTrackAndStop):
         self.recompute_ratio = recompute_ratio
         self.design_tol = design_tol
         self.design_max_iter = design_max_iter
+        self.solver = solver
 
     def _on_reset(self, spec: ProblemSpec) -> None:
         tau = self.threshold

@@ -231,6 +231,20 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Pull an arm or stop with an answer (see the class docstring)."""
+        if (  # the hot path: a plain in-range int pulled while the episode runs and can go on
+            type(action) is int
+            and 0 <= action < self.n_arms
+            and self._started
+            and not self._done
+            and (self.budget is None or self._samples < self.budget)
+        ):
+            outcome = self.model.sample(action, self.np_random)
+            self._pulls[action] += 1
+            self._samples = n = self._samples + 1
+            self._last = outcome
+            if self._picture is None and (self.max_samples is None or n < self.max_samples):
+                return outcome.copy(), -self.sample_cost, False, False, {"samples": n}
+            return self._after_pull(action, outcome)
         self._check_running("step")
         arm, bits = self._parse_action(action)
         if self.budget is not None and self._samples >= self.budget:
@@ -241,6 +255,12 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
         self._pulls[arm] += 1
         self._samples += 1
         self._last = outcome
+        return self._after_pull(arm, outcome)
+
+    def _after_pull(
+        self, arm: int, outcome: np.ndarray
+    ) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """The end of a pull (counted already): the picture's sums, the cap, the step's tuple."""
         if self._picture is not None:  # picture modes only; one `is None` test for the others
             self._picture.sums[arm] += outcome
             if self.render_mode == "human":

@@ -123,6 +123,7 @@ class LogisticGLM(_CanonicalGLM):
         who = "LogisticGLM"
         super().__init__(features, theta, who)
         p = self._means[:, 0]
+        self._probs: list[float] = p.tolist()  # Python floats: one pull, no NumPy scalar
         bad = np.flatnonzero((p <= 0.0) | (p >= 1.0))
         if bad.size:
             k = int(bad[0])
@@ -138,7 +139,7 @@ class LogisticGLM(_CanonicalGLM):
 
     def sample(self, arm: int, rng: np.random.Generator) -> np.ndarray:
         """One outcome of ``arm``: 1.0 with probability ``σ(a_armᵀθ)``, else 0.0."""
-        return np.array([1.0 if rng.random() < self._means[arm, 0] else 0.0])
+        return np.array((1.0 if rng.random() < self._probs[arm] else 0.0,))
 
     def sample_sums(self, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Per-arm sums of ``counts[k]`` outcomes: one Binomial(counts[k], p_k) draw each."""

@@ -134,6 +134,7 @@ class LinearGaussian(RewardModel):
         with np.errstate(over="ignore", invalid="ignore"):
             means = x @ th
         self._means = read_only(_check_means(means.reshape(x.shape[0], m), who))
+        self._rows = _float_rows(self._means, self._sigma_vec, self._noise_factor is None)
 
     @property
     def n_arms(self) -> int:  # noqa: D102
@@ -170,6 +171,8 @@ class LinearGaussian(RewardModel):
 
     def sample(self, arm: int, rng: np.random.Generator) -> np.ndarray:
         """One outcome of ``arm``: ``means[arm] + σ ⊙ ε``, or ``means[arm] + L ε`` (L Lᵀ = Σ)."""
+        if self._rows is not None:
+            return _draw_row(self._rows, arm, rng)
         if self._noise_factor is None:
             return self._means[arm] + self._sigma_vec * rng.standard_normal(self._m)
         return self._means[arm] + self._noise_factor @ rng.standard_normal(self._m)
@@ -411,6 +414,7 @@ class ConstrainedGaussian(RewardModel):
         self._sigma_vec = read_only(
             np.array([self._sigma_r] + [self._sigma_c] * c.shape[0], dtype=np.float64)
         )
+        self._rows = _float_rows(self._means, self._sigma_vec, True)
         known_means = self._means[list(self._known)].copy()
         self._known_means = read_only(known_means.reshape(len(self._known), self._m))
 
@@ -470,6 +474,8 @@ class ConstrainedGaussian(RewardModel):
 
     def sample(self, arm: int, rng: np.random.Generator) -> np.ndarray:
         """One outcome of ``arm``: ``means[arm] + (σ_r, σ_c, …) ⊙ ε``, ε ~ N(0, I_{L+1})."""
+        if self._rows is not None:
+            return _draw_row(self._rows, arm, rng)
         return self._means[arm] + self._sigma_vec * rng.standard_normal(self._m)
 
     def sample_sums(self, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -489,6 +495,42 @@ class ConstrainedGaussian(RewardModel):
     def truth(self) -> dict[str, Any]:
         """The means (K, L + 1), and the rewards and costs separately."""
         return {"means": self._means, "rewards": self._rewards, "costs": self._costs}
+
+
+#: outcome dimensions up to which one pull is drawn with Python floats (:func:`_draw_row`);
+#: from m = 3 on, m scalar draws cost as much as NumPy's vector operations (measured).
+FLOAT_PATH_MAX_DIM = 2
+
+
+def _float_rows(
+    means: np.ndarray, sigma: np.ndarray, diagonal: bool
+) -> tuple[list[list[float]], list[float]] | None:
+    """The means' rows and σ as Python floats, for :func:`_draw_row`; None where it does not apply.
+
+    Only for a diagonal noise and m ≤ :data:`FLOAT_PATH_MAX_DIM`.
+    """
+    if not diagonal or means.shape[1] > FLOAT_PATH_MAX_DIM:
+        return None
+    return means.tolist(), sigma.tolist()
+
+
+def _draw_row(
+    rows: tuple[list[list[float]], list[float]], arm: int, rng: np.random.Generator
+) -> np.ndarray:
+    """One outcome ``μ_arm + σ ⊙ ε`` with Python floats: the same draws and the same arithmetic.
+
+    ``rng.standard_normal()`` called m times consumes the stream exactly as one
+    ``rng.standard_normal(m)`` does (NumPy fills an array one draw at a time), and each output is
+    ``μ_i + σ_i·ε_i`` in float64 as in the vector expression, so the outcomes are bit-identical to
+    ``means[arm] + sigma * rng.standard_normal(m)``, at about half the cost of the NumPy calls.
+    """
+    means, sigma = rows
+    row = means[arm]
+    normal = rng.standard_normal
+    if len(sigma) == 1:
+        return np.array((row[0] + sigma[0] * normal(),))
+    first = row[0] + sigma[0] * normal()  # drawn first, as element 0 of the vector draw
+    return np.array((first, row[1] + sigma[1] * normal()))
 
 
 def check_rewards_costs(rewards: Any, costs: Any, who: str) -> tuple[np.ndarray, np.ndarray]:

@@ -117,6 +117,7 @@ def test_sherman_morrison_state_matches_exact():
         ({"recompute_ratio": -1}, "recompute_ratio must be a finite float >= 0; got -1."),
         ({"design_tol": 1.0}, "design_tol must be a float in (0, 1); got 1.0."),
         ({"design_max_iter": 0}, "design_max_iter must be None or an integer >= 1; got 0."),
+        ({"solver": "fast"}, "solver must be one of 'auto', 'certified', 'warm'; got 'fast'."),
     ],
 )
 def test_invalid_parameters(kwargs, fragment):
@@ -233,3 +234,67 @@ def test_delta_correct_fast():
 def test_delta_correct_500_seeds(threshold):
     # P(Binomial(500, 0.1) ≥ 68) < 0.01
     assert _error_count({"threshold": threshold}, 500) <= 67
+
+
+# ----------------------------------------------------------------------------- warm re-solves
+
+
+def _wide(k=200, h=4, seed=3):
+    """K > 150 unit-norm arms (``solver="auto"`` re-solves warm), best arm clear of the rest."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((k, h))
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    theta = 2.0 * x[0]
+    return gym.make("LinearBAI-Custom-v0", features=x, theta=theta, sigma=1.0, delta=0.05)
+
+
+def _record(agent, env, seed):
+    rec = run_episode(env, agent, seed, batch=False)
+    return rec.samples, rec.correct, rec.answer, agent.design_solves, agent.allocation.tolist()
+
+
+def test_auto_is_certified_up_to_150_arms_and_warm_above():
+    small = _custom(delta=0.05)
+    for seed in range(3):
+        assert _record(LinearTrackAndStop(), small, seed) == _record(
+            LinearTrackAndStop(solver="certified"), small, seed
+        )
+    wide = _wide()
+    auto = _record(LinearTrackAndStop(threshold="heuristic"), wide, 0)
+    warm = _record(LinearTrackAndStop(threshold="heuristic", solver="warm"), wide, 0)
+    certified = _record(LinearTrackAndStop(threshold="heuristic", solver="certified"), wide, 0)
+    assert auto == warm
+    assert auto[1] and certified[1]
+    assert auto[0] != certified[0]  # a different sampling sequence (the allocations differ)
+
+
+def test_warm_resolves_take_few_frank_wolfe_steps(monkeypatch):
+    import agents.linear_bai.track_and_stop as tas
+
+    calls = []
+    real = tas.transductive_design
+
+    def spy(*args, **kwargs):
+        result = real(*args, **kwargs)
+        calls.append((kwargs.get("init") is None, kwargs.get("finish", True), result))
+        return result
+
+    monkeypatch.setattr(tas, "transductive_design", spy)
+    agent = LinearTrackAndStop(threshold="heuristic", solver="warm", design_max_iter=4)
+    rec = run_episode(_wide(), agent, 1, batch=False)
+    assert rec.correct and agent.design_solves == len(calls) > 3
+    first, rest = calls[0], calls[1:]
+    assert first[0] and first[1]  # the first solve is certified, from the uniform design
+    for cold, finish, result in rest:
+        assert not cold and not finish and result.iterations <= 4
+        assert 0.0 <= result.lower_bound <= result.value
+    assert abs(sum(agent.allocation) - 1.0) < 1e-12 and min(agent.allocation) >= 0.0
+
+
+def test_warm_solver_on_small_instances_stays_delta_correct():
+    env = _custom(delta=0.1)
+    wrong = sum(
+        not run_episode(env, LinearTrackAndStop(solver="warm", **FAST), seed).correct
+        for seed in range(30)
+    )
+    assert wrong == 0  # the proven threshold's error rate is far below δ (the δ-audit measures it)

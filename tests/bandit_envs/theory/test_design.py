@@ -294,3 +294,31 @@ def test_round_design_errors() -> None:
         round_design(np.array([0.5, 0.5]), 2.5)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="1-D"):
         round_design(np.ones((2, 2)), 4)
+
+
+def test_transductive_design_without_finish_stops_after_max_iter():
+    rng = np.random.default_rng(0)
+    feats = rng.standard_normal((400, 6))
+    targets = feats[0] - feats[1:]
+    weights = 1.0 / (0.1 + rng.random(399)) ** 2
+    full = transductive_design(feats, targets, weights, tol=1e-3)
+    assert full.converged
+    for iters in (1, 3, 10):
+        quick = transductive_design(
+            feats, targets, weights, tol=1e-3, max_iter=iters, finish=False, init=full.weights
+        )
+        assert quick.iterations <= iters
+        assert quick.lower_bound <= full.value * (1 + 1e-9)  # a valid certificate
+        assert quick.lower_bound <= quick.value
+        assert quick.value <= full.value * (1 + 2e-3)  # warm: it starts at the optimum
+        assert quick.weights.shape == (400,) and abs(quick.weights.sum() - 1.0) < 1e-9
+    cold = transductive_design(feats, targets, weights, max_iter=5, finish=False)
+    assert cold.iterations <= 5 and not cold.converged and cold.value > full.value
+
+
+def test_transductive_design_finish_is_checked():
+    feats = np.eye(3)
+    with pytest.raises(ValueError, match="finish is expected to be True or False"):
+        transductive_design(feats, feats[0] - feats[1:], finish="no")
+    with pytest.raises(ValueError, match="needs method='frank_wolfe'"):
+        transductive_design(feats, feats[0] - feats[1:], finish=False, method="interior_point")
