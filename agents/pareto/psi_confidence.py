@@ -22,6 +22,7 @@ from typing import cast
 import numpy as np
 
 from agents.base import AgentCard, BaseAgent, Heuristic
+from agents.common import kernels
 from agents.common.classification import ClassificationBook
 from agents.common.params import Choice
 from agents.common.phases import PhaseTracking
@@ -150,9 +151,10 @@ class APE(BaseAgent):
         # per row of both matrices (h rows, then −g rows): a lower bound on the row minimum
         # and a column whose entry is an upper bound (exact when the two are equal)
         self._mins = np.zeros(2 * k)
-        self._args = np.zeros(2 * k, dtype=np.intp)
+        self._args = np.zeros(2 * k, dtype=np.int64)
         self._queue: list[int] = []  # pulls observed but not yet applied to the matrices
-        self._witness = -1  # the last arm certainly violating the stopping condition
+        # the last arm certainly violating the stopping condition (−1: none)
+        self._witness = np.full(1, -1, dtype=np.int64)
         self._fast: _APEBuffers | None = None
         self._pending: int | None = None
         self._stopped = False
@@ -212,52 +214,21 @@ class APE(BaseAgent):
         if self._stop_test():
             self._stopped = True
             return None
-        b = self._leader()
         f = self._fast
         assert f is not None  # built with the pairwise state (after the first K pulls)
-        c = int(f.lower_rows[b].argmin())
+        b, c = kernels.ape_leader(f.flat, self._mins, self._args, f.score)
         if self.pull == "both":
-            self._pending = c
-            return b
-        return b if self.counts[b] <= self.counts[c] else c
-
-    def _leader(self) -> int:
-        """``b_t``: argmax of ``−g_i`` over ``i ∉ OPT(t)``, resolving only the rows it needs."""
-        f, k = self._fast, self._k
-        assert f is not None
-        mins, flat = f.mins, f.flat_values
-        score = f.score
-        np.add(f.offsets_upper, f.args_upper, out=f.index_upper)
-        flat.take(f.index_upper, out=score, mode="clip")  # upper bounds on −g_i (valid indices)
-        np.greater(f.h, f.zero, out=f.opt)  # certainly in OPT(t)
-        np.putmask(score, f.opt, f.minus_inf)
-        while True:  # one pass per inexact candidate (usually none)
-            b = int(score.argmax())
-            top = score[b]
-            if mins[k + b] < top:  # −g_b only bounded: compute it
-                score[b] = self._resolve_row(k + b)
-            elif mins[b] <= 0.0 < flat[b * k + f.args[b]] and self._resolve_row(b) > 0.0:
-                score[b] = -np.inf  # h_b was only bounded, and b ∈ OPT(t)
-            else:
-                return b
+            self._pending = int(c)
+            return int(b)
+        return int(b) if self.counts[b] <= self.counts[c] else int(c)
 
     def _stop_test(self) -> bool:
         """``Z1 ≥ 0`` and ``Z2 ≥ 0`` (APE's stopping rule); ``S(t)`` only when it can pass."""
         f, k, eps = self._fast, self._k, self._eps
         assert f is not None
-        # necessary: every arm has h_i + ε ≥ 0 (if in S(t)) or g_i ≥ 0 (if not), and one arm
-        # with (upper bound of h_i) + ε < 0 and (lower bound of −g_i) > 0 certainly fails it
-        w = self._witness
-        if w >= 0 and f.flat_values[w * k + f.args[w]] + eps < 0.0 and f.ng[w] > 0.0:
-            return False
-        np.add(f.offsets_lower, f.args_lower, out=f.index_lower)
-        upper_h = f.flat_values.take(f.index_lower, out=f.tmp, mode="clip")
-        if self._violator(upper_h):
-            return False
-        self._resolve_all()
-        if self._violator(f.h):
-            return False
-        h, neg_g = f.h, f.ng
+        if not kernels.ape_screen(f.flat, self._mins, self._args, eps, self._witness, f.work):
+            return False  # some arm certainly violates it; every row is exact otherwise
+        h, neg_g = self._mins[:k], self._mins[k:]
         mask = pareto_mask(self._mu)
         z1 = h[mask].min(initial=np.inf) + eps
         z2 = np.maximum(h, -neg_g)[~mask].min(initial=np.inf)
@@ -265,42 +236,6 @@ class APE(BaseAgent):
             self._answer = frozenset(int(i) for i in np.flatnonzero(mask))
             return True
         return False
-
-    def _violator(self, upper_h: np.ndarray) -> bool:
-        """Whether some arm has ``upper_h + ε < 0`` and lower bound of ``−g`` ``> 0``."""
-        f = self._fast
-        assert f is not None
-        worst = f.tmp2
-        np.negative(f.ng, out=worst)
-        np.maximum(upper_h + self._eps if self._eps else upper_h, worst, out=worst)
-        w = int(worst.argmin())
-        if worst[w] < 0.0:
-            self._witness = w
-            return True
-        return False
-
-    def _resolve_row(self, r: int) -> float:
-        """Make row ``r`` of the stacked ``(2K, K)`` matrices exact; return its minimum."""
-        f = self._fast
-        assert f is not None
-        row = f.rows[r]
-        j = int(row.argmin())
-        value = row[j]
-        self._mins[r], self._args[r] = value, j
-        return value
-
-    def _resolve_all(self) -> None:
-        """Make every row exact (the inexact ones are recomputed, ``O(K²)`` at worst)."""
-        f = self._fast
-        assert f is not None
-        np.add(f.offsets, f.args, out=f.index)
-        upper = f.flat_values.take(f.index)
-        rows = (f.mins < upper).nonzero()[0]
-        if rows.size:
-            sub = f.flat.take(rows, axis=0)
-            pos = sub.argmin(axis=1)
-            f.args[rows] = pos
-            f.mins[rows] = sub[np.arange(rows.size), pos]
 
     def observe(self, arm: int, outcome: np.ndarray) -> None:
         """Record one outcome of ``arm``; its pairwise updates wait for the next stopping test."""
@@ -322,67 +257,16 @@ class APE(BaseAgent):
             self._build()
 
     def _flush(self) -> None:
-        """Apply the queued pulls, in order."""
-        for a in self._queue:
-            self._apply(a)
-        self._queue.clear()
-
-    def _apply(self, a: int) -> None:
-        """Arm ``a``'s new statistics: row and column ``a`` of ``M̂ ∓ β`` (``O(K d)``)."""
+        """Apply the queued pulls, in order: row and column of each in ``M̂ ∓ β`` (``O(K d)``)."""
         f = self._fast
         assert f is not None
-        n = float(self.counts[a])
-        inv_a = 1.0 / n
-        ell_a = f.ell(n)
-        inv, ell = self._inv, self._ell
-        inv[a] = inv_a
-        ell[a] = ell_a
-        hi, lo, tmp, z = f.hi, f.lo, f.tmp, f.scalar
-        # μ_j − μ_a one objective at a time: hi = max_c = M̂(j, a), lo = min_c = −M̂(a, j)
-        totals, rows = self.sums[a].tolist(), f.mu_rows
-        z[()] = rows[0][a] = totals[0] / n
-        np.subtract(rows[0], z, out=hi)
-        if f.d == 1:
-            np.copyto(lo, hi)
-        for c in range(1, f.d):
-            row = rows[c]
-            z[()] = row[a] = totals[c] / n
-            np.subtract(row, z, out=tmp)
-            np.minimum(hi if c == 1 else lo, tmp, out=lo)
-            np.maximum(hi, tmp, out=hi)
-        # β_aj = scale · √((ℓ_j + (c0 + ℓ_a)) (1/T_j + 1/T_a))
-        beta, neg_beta = f.beta, f.neg_beta
-        z[()] = f.c0 + ell_a
-        np.add(ell, z, out=beta)
-        z[()] = inv_a
-        np.add(inv, z, out=tmp)
-        np.multiply(beta, tmp, out=beta)
-        np.sqrt(beta, out=beta)
-        np.multiply(beta, f.scale, out=beta)
-        np.negative(beta, out=neg_beta)
-        # column a: M̂(j, a) ∓ β (written first: the row below owns the diagonal)
-        np.add(hi, neg_beta, out=f.col_lower)
-        np.add(hi, beta, out=f.col_upper)
-        f.lower_cols[a][...] = f.col_lower
-        f.upper_cols[a][...] = f.col_upper
-        # row a: M̂(a, j) ∓ β
-        lower, upper = f.lower_rows[a], f.upper_rows[a]
-        np.subtract(neg_beta, lo, out=lower)
-        np.subtract(beta, lo, out=upper)
-        lower[a] = np.inf
-        upper[a] = np.inf
-        # other rows: a new entry below the lower bound is the exact minimum
-        mins, args, lt, col = f.mins, f.args, f.lt, f.col_flat
-        np.less(col, mins, out=lt)
-        f.arm[()] = a
-        np.putmask(args, lt, f.arm)
-        np.minimum(mins, col, out=mins)
-        # row a itself, exactly
-        k = self._k
-        j = int(lower.argmin())
-        mins[a], args[a] = lower[j], j
-        j = int(upper.argmin())
-        mins[k + a], args[k + a] = upper[j], j
+        for a in self._queue:
+            n = float(self.counts[a])
+            kernels.ape_apply(
+                f.flat, self._mins, self._args, self._muT, self._inv, self._ell,
+                self.sums[a], a, n, f.ell(n), f.c0, f.scale,
+            )  # fmt: skip
+        self._queue.clear()
 
     def state(self) -> dict[str, np.ndarray]:
         """The incremental state made exact (copies), for inspection and tests.
@@ -397,7 +281,8 @@ class APE(BaseAgent):
                 f"{self.name}: state() is available once every arm has been pulled once."
             )
         self._flush()
-        self._resolve_all()
+        assert self._fast is not None
+        kernels.ape_resolve_all(self._fast.flat, self._mins, self._args)
         k = self._k
         return {
             "lower": self._h2[0].copy(),
@@ -429,86 +314,20 @@ class APE(BaseAgent):
 class _APEBuffers:
     """Views and work arrays of one :class:`APE` episode, so that a pull allocates nothing.
 
-    Row ``r`` of the stacked ``(2K, K)`` matrices is ``M̂ − β`` row ``r`` for ``r < K`` and
-    ``M̂ + β`` row ``r − K`` otherwise; its entry in column ``j`` is ``flat_values[r K + j]``.
+    Row ``r`` of the stacked ``(2K, K)`` matrix ``flat`` is ``M̂ − β`` row ``r`` for ``r < K``
+    and ``M̂ + β`` row ``r − K`` otherwise (the layout of the compiled kernels).
     """
 
-    __slots__ = (
-        "args",
-        "args_lower",
-        "args_upper",
-        "arm",
-        "beta",
-        "c0",
-        "col",
-        "col_flat",
-        "col_lower",
-        "col_upper",
-        "d",
-        "ell",
-        "flat",
-        "flat_values",
-        "h",
-        "hi",
-        "index",
-        "index_lower",
-        "index_upper",
-        "lo",
-        "lower_cols",
-        "lower_rows",
-        "lt",
-        "mins",
-        "minus_inf",
-        "mu_rows",
-        "neg_beta",
-        "ng",
-        "offsets",
-        "offsets_lower",
-        "offsets_upper",
-        "opt",
-        "rows",
-        "scalar",
-        "scale",
-        "score",
-        "tmp",
-        "tmp2",
-        "upper_cols",
-        "upper_rows",
-        "zero",
-    )
+    __slots__ = ("c0", "ell", "flat", "scale", "score", "work")
 
     def __init__(self, agent: APE) -> None:
-        k, d = agent._k, agent._d
+        k = agent._k
         h2 = agent._h2
         assert h2 is not None  # the buffers are views into the built pairwise state
-        self.d = d
-        self.c0, self.ell = agent._width.c0, agent._width.ell
+        self.c0, self.scale = float(agent._width.c0), float(agent._width.scale)
+        self.ell = agent._width.ell
         self.flat = h2.reshape(2 * k, k)
-        self.flat_values = h2.reshape(-1)
-        self.rows = list(self.flat)
-        self.lower_rows, self.upper_rows = self.rows[:k], self.rows[k:]
-        self.lower_cols = list(h2[0].T)
-        self.upper_cols = list(h2[1].T)
-        self.mu_rows = list(agent._muT)
-        self.mins, self.args = agent._mins, agent._args
-        self.h, self.ng = agent._mins[:k], agent._mins[k:]
-        self.args_lower, self.args_upper = agent._args[:k], agent._args[k:]
-        self.offsets = np.arange(2 * k) * k
-        self.offsets_lower, self.offsets_upper = self.offsets[:k], self.offsets[k:]
-        self.index = np.empty(2 * k, dtype=np.intp)
-        self.index_lower, self.index_upper = self.index[:k], self.index[k:]
-        self.hi, self.lo, self.tmp, self.tmp2 = (np.empty(k) for _ in range(4))
-        self.beta, self.neg_beta, self.score = np.empty(k), np.empty(k), np.empty(k)
-        self.col = np.empty((2, k))
-        self.col_lower, self.col_upper = self.col
-        self.col_flat = self.col.reshape(2 * k)
-        self.lt = np.empty(2 * k, dtype=bool)
-        self.opt = np.empty(k, dtype=bool)
-        # 0-d operands: numpy converts them faster than Python or numpy scalars
-        self.scalar = np.empty(())
-        self.scale = np.array(agent._width.scale)
-        self.arm = np.empty((), dtype=np.intp)
-        self.zero, self.minus_inf = np.zeros(()), np.array(-np.inf)
+        self.score, self.work = np.empty(k), np.empty(k)
 
 
 class _Rounds(PhaseTracking, BaseAgent):
