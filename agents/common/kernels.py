@@ -402,35 +402,29 @@ def pair_index_rows(  # pragma: no cover - compiled
     buf = np.empty(n)
     for r in range(n_rows):
         dr, mr, skip = d_rows[r], mu_rows[r], own[r]
-        filled = 0
-        for s in range(n):
+        for s in range(n):  # branch-free: the compiler vectorises the square roots
             v = p[r, s] * -2.0
             v = v + dr
             v = v + d_cols[s]
             v = math.sqrt(abs(v))
             v = v * c
             v = v + mu_cols[s]
-            v = v - mr
-            if s == skip:
-                v = -np.inf
-            if r == keep:
-                row[s] = v
-            if m > 16:
-                buf[s] = v
-            elif filled < m:  # insertion into the descending buffer
-                q = filled
-                while q > 0 and top[q - 1] < v:
-                    top[q] = top[q - 1]
-                    q -= 1
-                top[q] = v
-                filled += 1
-            elif v > top[m - 1]:
+            buf[s] = v - mr
+        if skip >= 0:
+            buf[skip] = -np.inf
+        if r == keep:
+            row[:] = buf
+        if m > 16:
+            index[r] = np.partition(buf, n - m)[n - m]
+            continue
+        for q in range(m):
+            top[q] = -np.inf
+        for s in range(n):
+            v = buf[s]
+            if v > top[m - 1]:  # insertion into the descending buffer of the m largest
                 q = m - 1
                 while q > 0 and top[q - 1] < v:
                     top[q] = top[q - 1]
                     q -= 1
                 top[q] = v
-        if m > 16:
-            index[r] = np.partition(buf, n - m)[n - m]
-        else:
-            index[r] = top[m - 1]
+        index[r] = top[m - 1]
