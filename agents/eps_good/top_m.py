@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import AgentCard, Heuristic
+from agents.common import kernels
 from agents.common.params import Choice, Constraint, Integer, Is, Real
 from agents.linear_bai.lingape import CONFIDENCES, THETA_BOUND_RULE, LinGapE
 from agents.linear_bai.lingape import SELECTIONS as LINGAPE_SELECTIONS
@@ -144,21 +145,27 @@ class _TopMGap(LinGapE):
         count = int(np.count_nonzero(mu >= mu.max() - self._task_eps))
         return min(count, self.n_arms - 1)
 
-    def _block(self, rows: np.ndarray | None, cols: np.ndarray | None, c: float) -> np.ndarray:
-        """B[r, s] = B_{cols[s], rows[r]}(t) = μ̂_i − μ̂_j + C‖x_i − x_j‖_{A⁻¹} (None: all arms).
+    def _products(self, rows: np.ndarray | None, cols: np.ndarray | None) -> np.ndarray:
+        """P[r, s] = x_{rows[r]}ᵀ A⁻¹ x_{cols[s]} (None: all arms): a block of G = X A⁻¹ Xᵀ.
 
-        Cost O(|rows|·|cols|) with the G representation, O(|rows|·|cols|·r) with W = X A⁻¹.
+        Cost O(|rows|·|cols|) with the G representation (a view when both are None),
+        O(|rows|·|cols|·r) with W = X A⁻¹ (one BLAS product).
         """
-        h, q, d, mu = self._h, self._q, self._d, self._means
-        if rows is None and self._full:
-            out = np.multiply(h[:, :q], -2.0, out=self._dense)
-        elif self._full:
-            assert rows is not None and cols is not None  # both given, or neither
-            out = h[np.ix_(rows, cols)] * -2.0
-        else:
-            w = h[:, :q] if rows is None else h[rows, :q]
-            out = w @ (self._z if cols is None else self._z[cols]).T
-            out *= -2.0
+        h, q = self._h, self._q
+        if self._full:
+            if rows is None:
+                return h[:, :q]
+            assert cols is not None  # both given, or neither
+            return h[np.ix_(rows, cols)]
+        w = h[:, :q] if rows is None else h[rows, :q]
+        return w @ (self._z if cols is None else self._z[cols]).T
+
+    def _block(self, rows: np.ndarray | None, cols: np.ndarray | None, c: float) -> np.ndarray:
+        """B[r, s] = B_{cols[s], rows[r]}(t) = μ̂_i − μ̂_j + C‖x_i − x_j‖_{A⁻¹} (None: all arms)."""
+        d, mu = self._d, self._means
+        out = np.multiply(
+            self._products(rows, cols), -2.0, out=self._dense if rows is None else None
+        )
         out += (d if rows is None else d[rows])[:, None]
         out += d if cols is None else d[cols]
         np.abs(out, out=out)  # ‖x_i − x_j‖² ≥ 0; abs only clears round-off of −1e-17
@@ -336,8 +343,10 @@ class LinGIFA(_TopMGap):
     which order statistic is B_j; J(t) comes from the indices).
 
     **Cost per pull**: all K indices need the K × K pair indices and an m-th order statistic
-    per column. With K ≤ :data:`PRUNE_ABOVE` that is one dense block and ``np.partition``;
-    above it, bounds computed in O(K) — B_j ≤ (m-th largest of μ̂_a + s_a over a ≠ j) − μ̂_j
+    per column: one BLAS product for the block of X A⁻¹ Xᵀ, then one compiled pass
+    (:func:`agents.common.kernels.pair_index_rows`) that forms each pair index and keeps the m
+    largest per arm, without the K × K block of indices. With K ≤ :data:`PRUNE_ABOVE` the block
+    is dense; above it, bounds computed in O(K) — B_j ≤ (m-th largest of μ̂_a + s_a over a ≠ j) − μ̂_j
     + s_j and B_j ≥ (m-th largest of μ̂_a over a ≠ j) − μ̂_j, s = C‖x‖_{A⁻¹} — select the arms
     that can be among the m smallest indices (lower bound ≤ the m-th smallest upper bound) and
     the rows a that can be among the top m of their columns; the indices are exact (tested
@@ -381,24 +390,30 @@ class LinGIFA(_TopMGap):
         if self._prune:
             cand, rows = self._prune_indices(m, c)
             dense = cand.size * rows.size > k * k // 2  # wide early widths: nothing to gain
-        if not dense:
-            block = self._block(cand, rows, c)  # block[r, s] = B_{rows[s], cand[r]}
-            pos = np.full(k, -1)
-            pos[rows] = np.arange(rows.size)
-            p = pos[cand]
-            hit = np.flatnonzero(p >= 0)
-            block[hit, p[hit]] = -np.inf  # a ≠ j
-        else:
+        if dense:
             cand = rows = np.arange(k)
-            block = self._block(None, None, c)
-            np.fill_diagonal(block, -np.inf)
-        n = block.shape[1]
-        index = np.partition(block, n - m, axis=1)[:, n - m]  # m-th largest per arm j
+        # B_j for j in cand: the m-th largest of B_{a,j} over a in rows, a ≠ j (compiled, one
+        # pass over the products without the K × K block of indices)
+        p = self._products(
+            None if dense else cand,
+            None if dense else rows,
+        )
+        pos = np.full(k, -1)
+        pos[rows] = np.arange(rows.size)
+        own = pos[cand]
+        d, mu = self._d, self._means
+        args = (d[cand], d[rows], mu[cand], mu[rows])
+        index, row = np.empty(cand.size), np.empty(rows.size)
+        kernels.pair_index_rows(p, *args, own, c, m, index, -1, row)
         chosen = np.argsort(index, kind="stable")[:m]  # positions in cand; lowest first on ties
         top = int(chosen[int(np.argmax(index[chosen]))])  # the largest; lowest position on ties
+        one = slice(top, top + 1)  # its row of pair indices, for the challenger
+        kernels.pair_index_rows(
+            p[one], args[0][one], args[1], args[2][one], args[3], own[one], c, m, index[one], 0, row
+        )
         in_j = np.zeros(k, dtype=bool)
         in_j[cand[chosen]] = True
-        row = np.where(in_j[rows], -np.inf, block[top])
+        row[in_j[rows]] = -np.inf
         s = int(np.argmax(row))
         self._set_decision(in_j, int(cand[top]), int(rows[s]), float(index[top]))
 

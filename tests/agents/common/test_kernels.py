@@ -29,3 +29,36 @@ def test_ratio_arm_is_the_first_argmin_of_counts_over_p():
         inv_p = 1.0 / rng.choice([0.25, 0.5, 1.0], size=support.size)  # ties are frequent
         expected = int(support[(counts[support] * inv_p).argmin()])
         assert kernels.ratio_arm(counts, support, inv_p) == expected
+
+
+@pytest.mark.parametrize("m", [1, 3, 16, 17, 40])
+def test_pair_index_rows_is_numpys_block_and_partition_bit_for_bit(m):
+    """The m-th largest pair index per row equals NumPy's elementwise block + ``np.partition``."""
+    rng = np.random.default_rng(m)
+    n_rows, n = 37, 60
+    w, z = rng.normal(size=(n_rows, 4)), rng.normal(size=(n, 4))
+    p = w @ z.T
+    d_rows, d_cols = rng.uniform(0.1, 2.0, n_rows), rng.uniform(0.1, 2.0, n)
+    d_cols[:5] = 0.0  # ‖x_i − x_j‖² rounds below zero: abs
+    mu_rows, mu_cols = rng.normal(size=n_rows), rng.normal(size=n)
+    mu_cols[10:20] = 0.5  # ties in the values
+    own = rng.integers(-1, n, size=n_rows)
+    c = 1.7
+    block = p * -2.0
+    block += d_rows[:, None]
+    block += d_cols
+    np.abs(block, out=block)
+    np.sqrt(block, out=block)
+    block *= c
+    block += mu_cols
+    block -= mu_rows[:, None]
+    hit = np.flatnonzero(own >= 0)
+    block[hit, own[hit]] = -np.inf
+    want = np.partition(block, n - m, axis=1)[:, n - m]
+    index, row = np.full(n_rows, np.nan), np.full(n, np.nan)
+    kernels.pair_index_rows(p, d_rows, d_cols, mu_rows, mu_cols, own, c, m, index, 5, row)
+    assert np.array_equal(index, want)  # exact, not approximate
+    assert np.array_equal(row, block[5])
+    untouched = np.full(n, np.nan)
+    kernels.pair_index_rows(p, d_rows, d_cols, mu_rows, mu_cols, own, c, m, index, -1, untouched)
+    assert np.isnan(untouched).all()
