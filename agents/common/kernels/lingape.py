@@ -144,7 +144,7 @@ def lingape_fold(ainv: np.ndarray, ulog: np.ndarray, ints: np.ndarray) -> None: 
     ints[FOLDED] = ints[UPDATES]
 
 
-@numba.njit(cache=True, error_model="numpy", inline="always")
+@numba.njit(cache=True, error_model="numpy")
 def _catch_up(  # pragma: no cover - compiled
     g: np.ndarray,
     u: np.ndarray,
@@ -194,7 +194,7 @@ def _catch_up(  # pragma: no cover - compiled
             u[b] -= f * ulog[b, t]
 
 
-@numba.njit(cache=True, error_model="numpy", inline="always")
+@numba.njit(cache=True, error_model="numpy")
 def lingape_column(  # pragma: no cover - compiled
     z: np.ndarray,
     m: np.ndarray,
