@@ -67,7 +67,7 @@ def test_pair_index_rows_is_numpys_block_and_partition_bit_for_bit(m):
     assert np.isnan(untouched).all()
 
 
-# ----------------------------------------------------------------------------- LinGapE's packed state
+# ------------------------------------------------------------------ LinGapE's packed state
 
 
 def test_lingape_width_is_the_formula_bit_for_bit():
