@@ -406,26 +406,39 @@ class LinGapE(BaseAgent):
         kk = lingape_kernels
         self._pmax = k if k <= max(2 * r, MAX_CACHE_COLUMNS) else MAX_CACHE_COLUMNS
         f, n = kk.lingape_pack(k, r, self._pmax, LOGGED_UPDATES)
-        views = kk.lingape_unpack(f, n)
-        zf, self._m, self._ru, self._ainv, self._glog, self._ulog, self._ints = views[:7]
-        counts, sums = views[7:]
-        self._support_n, self._inv_p_f = kk.lingape_design(f, n)
-        zf[:] = self._z
-        counts[:] = self.counts
-        sums[:] = self.sums
-        self.counts, self.sums = counts, sums
-        self._e = self._m[:, 0]  # 1 + ‖x_k‖²_{A⁻¹}
-        self._means = self._m[:, 1]
+        counts, sums = self.counts, self.sums
+        self._f, self._n = f, n
+        self._bind_packed()
+        self._state[0][:] = self._z
+        self.counts[:] = counts
+        self.sums[:] = sums
         n[kk.N_REFRESH] = REFRESH_EVERY
         n[kk.N_CONFIDENCE] = _CONFIDENCE_CODES[self.confidence]
         n[kk.N_GREEDY] = self._greedy
         f[kk.F_SIGMA], f[kk.F_DELTA], f[kk.F_EPS] = self._sigma, self._require_delta(), self._eps
         f[kk.F_LAM], f[kk.F_S], f[kk.F_RIDGE] = self._lam, self._s, self._ridge
-        self._f, self._n = f, n
         self._columns = True  # from here _best, _challenger, _index, _logdet live in f and n
         self._index = math.inf
+
+    def _bind_packed(self) -> None:
+        """The views of the packed buffers ``_f`` and ``_n``.
+
+        Also after a copy or unpickling, which copies every view apart from its buffer.
+        """
+        kk = lingape_kernels
+        views = kk.lingape_unpack(self._f, self._n)
         # the arrays of the column state in the kernels' argument order (all updated in place)
-        self._state = (zf, self._m, self._ru, self._ainv, self._glog, self._ulog, self._ints)
+        self._state = views[:7]
+        _, self._m, self._ru, self._ainv, self._glog, self._ulog, self._ints = views[:7]
+        self.counts, self.sums = views[7:]
+        self._support_n, self._inv_p_f = kk.lingape_design(self._f, self._n)
+        self._e = self._m[:, 0]  # 1 + ‖x_k‖²_{A⁻¹}
+        self._means = self._m[:, 1]
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if state.get("_columns", False):
+            self._bind_packed()
 
     def _refresh_columns(self, inv: np.ndarray) -> None:
         """Exact column state from A⁻¹ = ``inv``, the counts and the sums (O(K r² + r³))."""

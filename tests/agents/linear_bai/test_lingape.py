@@ -261,3 +261,25 @@ def test_the_compiled_pull_needs_one_kernel_call_and_no_python_decision():
     arm = agent.select()
     assert arm == agent._next >= 0 and agent.select() == arm
     assert np.shares_memory(agent.counts, agent._n) and np.shares_memory(agent.sums, agent._f)
+
+
+@pytest.mark.parametrize("selection", ["greedy", "ratio"])
+def test_a_copy_mid_episode_runs_on_identically(selection):
+    import copy
+    import pickle
+
+    env = custom(np.eye(5) + 0.05, [1.0, 0.95, 0.6, 0.3, 0.1], 1.0, delta=0.05, max_samples=10**6)
+    agent = drive(env, LinGapE(selection=selection), 60)
+    twins = [copy.deepcopy(agent), pickle.loads(pickle.dumps(agent))]
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        arm = agent.select()
+        assert all(t.select() == arm for t in twins)
+        if arm is None:
+            break
+        y = np.array([rng.normal()])
+        for a in (agent, *twins):
+            a.observe(arm, y)
+    for t in twins:
+        assert np.array_equal(t.counts, agent.counts) and np.array_equal(t._means, agent._means)
+        assert np.shares_memory(t.counts, t._n) and not np.shares_memory(t._n, agent._n)
