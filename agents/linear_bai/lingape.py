@@ -237,8 +237,11 @@ class LinGapE(BaseAgent):
       K when K ≤ max(2r, 32)) with A⁻¹x_s, each brought up to date only when a decision reads
       it, through a log of the last 32 Sherman–Morrison terms (O(K) per missed update; from
       A⁻¹ in O(K r) past min(32, r) missed updates; A⁻¹ takes the logged terms in when the log
-      is full or a column is recomputed). The update and the next decision (index pass,
-      greedy rule) are one kernel call per pull (``benchmarks/bench_lingape_kernel.py``);
+      is full or a column is recomputed). The whole state, with the pull counts and sums,
+      lives in two flat buffers (:func:`agents.common.kernels.lingape.lingape_pack`), and a
+      pull is one kernel call on them: the update, log det A, the width C_t, the decision
+      (index pass, stopping test, greedy or ratio rule); ``select`` returns the arm it chose.
+      Python work is left for the ratio rule's LP (a new pair) and the exact refresh;
     * subclasses that override the decision (:mod:`agents.eps_good.top_m`): G itself when
       K ≤ max(2r, 32) (g is a row of G, d its diagonal), else W = X A_t⁻¹ (rows A_t⁻¹x_k):
       W -= c g (A_t⁻¹x_a)ᵀ, O(K r), and g = X W_a (NumPy/BLAS).
