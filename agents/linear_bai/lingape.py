@@ -9,14 +9,16 @@ self-normalised bound, an S-free self-normalised bound for least squares, and a 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from scipy.linalg.blas import dger
 from scipy.optimize import OptimizeResult, linprog
 
 from agents.base import AgentCard, BaseAgent, Heuristic
-from agents.common import kernels
 from agents.common.design_cache import DESIGNS, reduced_coordinates
+from agents.common.kernels import lingape as lingape_kernels
 from agents.common.params import Choice, Is, Real, Rule
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
@@ -43,11 +45,55 @@ MAX_CACHE_COLUMNS = 32
 #: the updates logged for the lazy columns; A⁻¹ takes them in when the log is full.
 LOGGED_UPDATES = 32
 
+#: ``LinGapE._next`` when no compiled decision is pending (first round, NumPy representations)
+_OFF = -4
+_REFRESH_DUE = lingape_kernels.REFRESH_DUE
+
+_CONFIDENCE_CODES = {
+    "heuristic": lingape_kernels.HEURISTIC,
+    "self_normalized": lingape_kernels.SELF_NORMALIZED,
+    "self_normalized_ols": lingape_kernels.SELF_NORMALIZED_OLS,
+}
+
 
 def _rank_one_update(alpha: float, x: np.ndarray, y: np.ndarray, a: np.ndarray) -> None:
     """In place, ``a += alpha·x yᵀ`` (``a`` Fortran-ordered float64): one BLAS call, no copy."""
     if dger(alpha, x, y, a=a, overwrite_a=1) is not a:  # pragma: no cover - BLAS contract
         raise RuntimeError("LinGapE: BLAS dger did not update its matrix in place.")
+
+
+class _Packed:
+    """An attribute of the decision that lives in the packed state's buffers when it is on.
+
+    LinGapE's own decision rule runs on the compiled packed state (``_f``, ``_n``), which holds
+    i_t, j_t, B(t) and log det A; subclasses on the NumPy representations keep them as plain
+    attributes. Reads and writes go to the buffers while ``_columns`` is set.
+    """
+
+    def __init__(self, buffer: str, slot: int, cast: type) -> None:
+        self.buffer, self.slot, self.cast = buffer, slot, cast
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+        self.key = name + "_plain"
+
+    def __get__(self, obj: object, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        state = obj.__dict__
+        if state.get("_columns", False):
+            return self.cast(state[self.buffer][self.slot])
+        try:
+            return state[self.key]
+        except KeyError:
+            raise AttributeError(self.name) from None
+
+    def __set__(self, obj: object, value: object) -> None:
+        state = obj.__dict__
+        if state.get("_columns", False):
+            state[self.buffer][self.slot] = value
+        else:
+            state[self.key] = value
 
 
 def _l1_lp(z: np.ndarray, y: np.ndarray) -> OptimizeResult:
@@ -191,8 +237,11 @@ class LinGapE(BaseAgent):
       K when K ≤ max(2r, 32)) with A⁻¹x_s, each brought up to date only when a decision reads
       it, through a log of the last 32 Sherman–Morrison terms (O(K) per missed update; from
       A⁻¹ in O(K r) past min(32, r) missed updates; A⁻¹ takes the logged terms in when the log
-      is full or a column is recomputed). The update and the next decision (index pass,
-      greedy rule) are one kernel call per pull (``benchmarks/bench_lingape_kernel.py``);
+      is full or a column is recomputed). The whole state, with the pull counts and sums,
+      lives in two flat buffers (:func:`agents.common.kernels.lingape.lingape_pack`), and a
+      pull is one kernel call on them: the update, log det A, the width C_t, the decision
+      (index pass, stopping test, greedy or ratio rule); ``select`` returns the arm it chose.
+      Python work is left for the ratio rule's LP (a new pair) and the exact refresh;
     * subclasses that override the decision (:mod:`agents.eps_good.top_m`): G itself when
       K ≤ max(2r, 32) (g is a row of G, d its diagonal), else W = X A_t⁻¹ (rows A_t⁻¹x_k):
       W -= c g (A_t⁻¹x_a)ᵀ, O(K r), and g = X W_a (NumPy/BLAS).
@@ -241,6 +290,14 @@ class LinGapE(BaseAgent):
     }
     parameter_rules = (THETA_BOUND_RULE,)
 
+    # i_t, j_t, B(t) and log det A: in the packed state's buffers while it is on
+    _best = _Packed("_n", lingape_kernels.N_BEST, int)
+    _challenger = _Packed("_n", lingape_kernels.N_CHALLENGER, int)
+    _index = _Packed("_f", lingape_kernels.F_INDEX, float)
+    _logdet = _Packed("_f", lingape_kernels.F_LOGDET, float)
+    #: the arm the last compiled decision chose, or its code (STOP, NEED_DESIGN), or _OFF
+    _next = _OFF
+
     def __init__(
         self,
         selection: str = "greedy",
@@ -258,6 +315,10 @@ class LinGapE(BaseAgent):
     # ------------------------------------------------------------------ episode set-up
 
     def _on_reset(self, spec: ProblemSpec) -> None:
+        self._columns = False  # the packed state's attributes (_Packed) are plain until _start
+        self._next = _OFF
+        self._step: Callable[..., int] | None = None  # the compiled step, once the state is on
+        self._logdet0 = 0.0
         self._ridge = float(self.ridge)
         self._eps = float(self.epsilon)
         self._greedy = self.selection == "greedy"
@@ -324,6 +385,11 @@ class LinGapE(BaseAgent):
         self._refresh()
         self._logdet0 = float(np.linalg.slogdet(z.T @ z)[1])
         self._ready = True
+        if self._columns:  # the first decision; every later one comes with its pull's update
+            self._f[lingape_kernels.F_LOGDET0] = self._logdet0
+            self._n[lingape_kernels.N_T] = self.t
+            self._step = lingape_kernels.lingape_packed_step
+            self._decide()
 
     def _g(self, arm: int) -> np.ndarray:
         """X A⁻¹ x_arm (shape (K,)): a row of G, or X W[arm] (G and W representations)."""
@@ -334,21 +400,48 @@ class LinGapE(BaseAgent):
     # ------------------------------------------------------------------ the column state
 
     def _start_columns(self) -> None:
-        """Allocate the column state (layout: :mod:`agents.common.kernels`)."""
+        """Allocate the packed column state (layout: :mod:`agents.common.kernels.lingape`).
+
+        The pull counts and sums move into its buffers (``counts`` and ``sums`` become views),
+        so that a pull is one kernel call on two arrays.
+        """
         k, r = self.n_arms, self._r
+        kk = lingape_kernels
         self._pmax = k if k <= max(2 * r, MAX_CACHE_COLUMNS) else MAX_CACHE_COLUMNS
-        self._zf = np.asfortranarray(self._z)
-        self._m = np.zeros((k, self._pmax + 3), order="F")  # [e | μ̂ | G[:, s]… | work]
+        f, n = kk.lingape_pack(k, r, self._pmax, LOGGED_UPDATES)
+        counts, sums = self.counts, self.sums
+        self._f, self._n = f, n
+        self._bind_packed()
+        self._state[0][:] = self._z
+        self.counts[:] = counts
+        self.sums[:] = sums
+        n[kk.N_REFRESH] = REFRESH_EVERY
+        n[kk.N_CONFIDENCE] = _CONFIDENCE_CODES[self.confidence]
+        n[kk.N_GREEDY] = self._greedy
+        f[kk.F_SIGMA], f[kk.F_DELTA], f[kk.F_EPS] = self._sigma, self._require_delta(), self._eps
+        f[kk.F_LAM], f[kk.F_S], f[kk.F_RIDGE] = self._lam, self._s, self._ridge
+        self._columns = True  # from here _best, _challenger, _index, _logdet live in f and n
+        self._index = math.inf
+
+    def _bind_packed(self) -> None:
+        """The views of the packed buffers ``_f`` and ``_n``.
+
+        Also after a copy or unpickling, which copies every view apart from its buffer.
+        """
+        kk = lingape_kernels
+        views = kk.lingape_unpack(self._f, self._n)
+        # the arrays of the column state in the kernels' argument order (all updated in place)
+        self._state = views[:7]
+        _, self._m, self._ru, self._ainv, self._glog, self._ulog, self._ints = views[:7]
+        self.counts, self.sums = views[7:]
+        self._support_n, self._inv_p_f = kk.lingape_design(self._f, self._n)
         self._e = self._m[:, 0]  # 1 + ‖x_k‖²_{A⁻¹}
         self._means = self._m[:, 1]
-        self._ru = np.zeros((r, self._pmax + 1), order="F")  # [θ̂ | A⁻¹x_s…]
-        self._ainv = np.zeros((r, r), order="F")  # A⁻¹ as of the last fold
-        self._glog = np.zeros((k, LOGGED_UPDATES), order="F")
-        self._ulog = np.zeros((r + 1, LOGGED_UPDATES), order="F")
-        self._ints = kernels.lingape_ints(k, self._pmax)
-        self._arm = -1  # the greedy rule's arm, chosen with the decision
-        # the arrays of the column state in the kernels' argument order (all updated in place)
-        self._state = (self._zf, self._m, self._ru, self._ainv, self._glog, self._ulog, self._ints)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if state.get("_columns", False):
+            self._bind_packed()
 
     def _refresh_columns(self, inv: np.ndarray) -> None:
         """Exact column state from A⁻¹ = ``inv``, the counts and the sums (O(K r² + r³))."""
@@ -358,44 +451,29 @@ class LinGapE(BaseAgent):
         self._e += 1.0
         ru[:, 0] = inv @ (z.T @ self.sums[:, 0])
         m[:, 1] = z @ ru[:, 0]
-        for arm, col in kernels.lingape_slots(self._ints, self._pmax).items():
+        for arm, col in lingape_kernels.lingape_slots(self._ints, self._pmax).items():
             ru[:, col - 1] = inv @ z[arm]
             m[:, col] = z @ ru[:, col - 1]
-        kernels.lingape_mark_current(self._ints, self._pmax)
+        lingape_kernels.lingape_mark_current(self._ints, self._pmax)
+        self._n[lingape_kernels.N_SINCE] = 0
 
     def _sync(self) -> None:
         """Fold A⁻¹ and bring every kept column up to date (for inspection only)."""
-        kernels.lingape_sync(*self._state)
+        lingape_kernels.lingape_sync(*self._state)
 
     # ------------------------------------------------------------------ decisions
 
     def _width(self) -> float:
-        """C_t of the chosen confidence bound."""
-        sigma, delta, r = self._sigma, self._require_delta(), self._r
-        if self.confidence == "heuristic":
-            return sigma * math.sqrt(2.0 * math.log((1.0 + math.log(self.t)) / delta))
-        if self.confidence == "self_normalized":
-            lam = self._lam
-            inner = 0.5 * self._logdet - 0.5 * r * math.log(lam) + math.log(1.0 / delta)
-            return sigma * math.sqrt(2.0 * max(inner, 0.0)) + math.sqrt(lam) * self._s
-        c = self._ridge
-        inner = (
-            0.5 * r * math.log((1.0 + c) / c)
-            + 0.5 * (self._logdet - self._logdet0)
-            + math.log(1.0 / delta)
-        )
-        return sigma * math.sqrt(2.0 * (1.0 + c) * max(inner, 0.0))
+        """C_t of the chosen confidence bound (compiled: ``lingape_kernels.lingape_width``)."""
+        return lingape_kernels.lingape_width(
+            _CONFIDENCE_CODES[self.confidence], self.t, self._logdet, self._logdet0, self._sigma,
+            self._require_delta(), self._r, self._lam, self._s, self._ridge,
+        )  # fmt: skip
 
     def _decide(self) -> None:
         """i_t, j_t and B(t) by one vectorised pass over the arms (see the class docstring)."""
-        if self._columns:  # compiled: i, j, B and the greedy arm in one pass
-            i, j, self._index, self._arm = kernels.lingape_select(
-                *self._state,
-                self._width(),
-                self._eps,
-                self._greedy,
-            )
-            self._best, self._challenger = i, j
+        if self._columns:  # compiled: i, j, B and the arm (or a code) in one pass
+            self._next = lingape_kernels.lingape_packed_decide(self._f, self._n)
             self._decided_at = self.t
             return
         means, buf = self._means, self._buf
@@ -419,6 +497,24 @@ class LinGapE(BaseAgent):
 
     def select(self) -> int | None:
         """An arm of the first round, then the LinGapE choice; None once B(t) ≤ ε."""
+        arm = self._next  # chosen with the last pull's update (the packed state)
+        if arm >= 0:
+            return arm
+        return self._select(arm)
+
+    def _select(self, code: int) -> int | None:
+        """``select`` without a pending compiled arm.
+
+        The first round, a stop, a new ratio-rule design, or the NumPy representations of
+        subclasses.
+        """
+        if code == lingape_kernels.STOP:
+            self._stopped = True
+            self._step = None  # later observations update the state, the decision stays
+            return None
+        if code == lingape_kernels.NEED_DESIGN:
+            self._next = self._ratio_arm()
+            return self._next
         if not self.__dict__.get("_ready", False):
             self._require_reset("select")
             unpulled = np.flatnonzero(self.counts == 0)
@@ -430,16 +526,18 @@ class LinGapE(BaseAgent):
         if self._index <= self._eps:
             self._stopped = True
             return None
-        i, j = self._best, self._challenger
         if self.selection == "greedy":
-            if self._columns:  # chosen by the compiled decision
-                return self._arm
             buf, den = self._buf, self._buf2
-            np.subtract(self._g(i), self._g(j), out=buf)
+            np.subtract(self._g(self._best), self._g(self._challenger), out=buf)
             np.square(buf, out=buf)
             np.add(self._d, 1.0, out=den)
             np.divide(buf, den, out=buf)
             return int(buf.argmax())
+        return self._ratio_arm()
+
+    def _ratio_arm(self) -> int:
+        """The ratio rule: argmin T_a/p*_a over the support of the design p* of {i_t, j_t}."""
+        i, j = self._best, self._challenger
         pair = (min(i, j), max(i, j))
         if pair != self._pair:  # T_a/p*_a as T_a · (1/p*_a) over the support of p*
             key = ("LinGapE-ratio", self._zkey, *pair)
@@ -447,31 +545,41 @@ class LinGapE(BaseAgent):
             self._support = np.flatnonzero(p)  # ascending: ties go to the lowest index
             self._inv_p = 1.0 / p[self._support]
             self._pair = pair
-        return kernels.ratio_arm(self.counts, self._support, self._inv_p)
+            if self._columns:  # the compiled decision reuses it while the pair stays
+                count, n = self._support.size, self._n
+                n[lingape_kernels.N_PAIR_LO], n[lingape_kernels.N_PAIR_HI] = pair
+                n[lingape_kernels.N_SUPPORTED] = count
+                self._support_n[:count] = self._support
+                self._inv_p_f[:count] = self._inv_p
+        return lingape_kernels.ratio_arm(self.counts, self._support, self._inv_p)
 
     def observe(self, arm: int, outcome: np.ndarray) -> None:
-        """Record one outcome of ``arm`` (the base bookkeeping, inlined for one scalar reward)."""
+        """Record one outcome of ``arm`` (the base bookkeeping, inlined for one scalar reward).
+
+        On the packed state one kernel call makes the update (with the counts, the sums and
+        log det A) and the next decision, whose arm ``select`` returns.
+        """
+        step = self._step
+        if step is None:
+            self._observe(arm, outcome)
+            return
+        self.t += 1
+        code = step(self._f, self._n, arm, outcome)
+        if code == _REFRESH_DUE:
+            self._refresh()
+            code = lingape_kernels.lingape_packed_decide(self._f, self._n)
+        self._next = code
+
+    def _observe(self, arm: int, outcome: np.ndarray) -> None:
+        """``observe`` off the packed state's decisions (first round, after a stop, subclasses)."""
         if not self.__dict__.get("_ready", False):
             super().observe(arm, outcome)
             return
         self.t += 1
-        if self._columns and self._since_refresh + 1 < REFRESH_EVERY:  # compiled, with the counts
-            # the update and the next decision in one call: log det A grows by log e_a first,
-            # for the width C_t of that decision
-            self._since_refresh += 1
-            self._logdet += math.log(self._e[arm])
-            i, j, self._index, self._arm = kernels.lingape_step(
-                *self._state,
-                self.counts,
-                self.sums,
-                arm,
-                float(outcome[0]),
-                self._width(),
-                self._eps,
-                self._greedy,
-            )
-            self._best, self._challenger = i, j
-            self._decided_at = self.t
+        if self._columns:  # stopped: the state takes the pull in, no new decision
+            code = lingape_kernels.lingape_packed_step(self._f, self._n, arm, outcome)
+            if code == lingape_kernels.REFRESH_DUE:
+                self._refresh()
             return
         self.counts[arm] += 1
         self.sums[arm, 0] += outcome[0]
@@ -486,7 +594,6 @@ class LinGapE(BaseAgent):
         if self._since_refresh >= REFRESH_EVERY:
             self._refresh()
             return
-        # (the column state's other pulls are compiled: see observe)
         # Sherman–Morrison on H = [G or W | μ̂]: with g = X A⁻¹x_a and c = 1/(1 + ‖x_a‖²_{A⁻¹}),
         # H -= c g vᵀ with v = [A⁻¹x_a-row of H | μ̂_a − y], i.e. G -= c g gᵀ (or W -= c g
         # (A⁻¹x_a)ᵀ), μ̂ += c (y − μ̂_a) g; and d -= c g∘g. v is a copy (H changes in place).

@@ -175,10 +175,13 @@ class APE(BaseAgent):
             self._inv[:, None] + self._inv[None, :]
         )
         beta = scale * np.sqrt(beta)
-        h2 = np.stack([big_m - beta, big_m + beta])
+        pairs = np.empty((k, k, 2))  # interleaved (the compiled kernels' layout)
+        h2 = pairs.transpose(2, 0, 1)  # the (2, K, K) view
+        np.subtract(big_m, beta, out=h2[0])
+        np.add(big_m, beta, out=h2[1])
         h2[:, np.arange(k), np.arange(k)] = np.inf
         self._h2 = h2
-        flat = h2.reshape(2 * k, k)
+        flat = h2.reshape(2 * k, k)  # a copy (the rows of both matrices stacked)
         self._args[:] = flat.argmin(axis=1)
         self._mins[:] = flat[np.arange(2 * k), self._args]
         self._fast = _APEBuffers(self)
@@ -314,8 +317,10 @@ class APE(BaseAgent):
 class _APEBuffers:
     """Views and work arrays of one :class:`APE` episode, so that a pull allocates nothing.
 
-    Row ``r`` of the stacked ``(2K, K)`` matrix ``flat`` is ``M̂ − β`` row ``r`` for ``r < K``
-    and ``M̂ + β`` row ``r − K`` otherwise (the layout of the compiled kernels).
+    ``flat`` is the ``(K, K, 2)`` array under ``agent._h2`` (its ``(2, K, K)`` view):
+    ``flat[i, j, 0]`` = (M̂ − β)(i, j) and ``flat[i, j, 1]`` = (M̂ + β)(i, j), the layout of the
+    compiled kernels (:mod:`agents.common.kernels.ape`). A copy whose ``_h2`` lost that
+    layout gets it back here.
     """
 
     __slots__ = ("c0", "ell", "flat", "scale", "score", "work")
@@ -326,7 +331,11 @@ class _APEBuffers:
         assert h2 is not None  # the buffers are views into the built pairwise state
         self.c0, self.scale = float(agent._width.c0), float(agent._width.scale)
         self.ell = agent._width.ell
-        self.flat = h2.reshape(2 * k, k)
+        flat = h2.transpose(1, 2, 0)
+        if not flat.flags.c_contiguous:  # e.g. a copy of the view: back to the kernels' layout
+            flat = np.ascontiguousarray(flat)
+            agent._h2 = flat.transpose(2, 0, 1)
+        self.flat = flat
         self.score, self.work = np.empty(k), np.empty(k)
 
 

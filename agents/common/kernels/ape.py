@@ -1,7 +1,7 @@
 """APE's compiled pairwise state (Kone, Kaufmann & Richert 2023).
 
-**APE's pairwise state** (Kone, Kaufmann & Richert 2023): the stacked (2K × K) matrix of
-M̂ − β and M̂ + β with a lower bound and a witness column per row (``ape_apply``,
+**APE's pairwise state** (Kone, Kaufmann & Richert 2023): the (K × K × 2) array of
+M̂ − β and M̂ + β (interleaved) with a lower bound and a witness column per row (``ape_apply``,
 ``ape_screen``, ``ape_leader``, ``ape_resolve_all``); a pull costs O(K d) for the pulled
 arm's row and column plus the rows its stopping test and leader make exact.
 """
@@ -15,10 +15,12 @@ import numpy as np
 
 # ---------------------------------------------------------------------------------------------
 # APE (Kone, Kaufmann & Richert 2023, Adaptive Pareto Exploration): the pairwise state is the
-# stacked (2K, K) matrix ``flat`` — rows r < K are M̂ − β (row r), rows K + r are M̂ + β (row r),
-# diagonal +inf — with, per row, ``mins[r]`` a lower bound on its minimum and ``args[r]`` a
-# column whose entry bounds it from above (exact when the two are equal). h_i = mins[i] and
-# −g_i = mins[K + i] once exact.
+# (K, K, 2) array ``flat`` — ``flat[i, j, 0]`` = (M̂ − β)(i, j), ``flat[i, j, 1]`` = (M̂ + β)(i, j),
+# diagonal +inf — whose 2K rows are numbered r < K (row r of M̂ − β) and K + r (row r of
+# M̂ + β), with, per row, ``mins[r]`` a lower bound on its minimum and ``args[r]`` a column whose
+# entry bounds it from above (exact when the two are equal). h_i = mins[i] and −g_i = mins[K + i]
+# once exact. The two matrices are interleaved so that writing a column of both (every pull)
+# touches K cache lines, not 2K.
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -36,10 +38,12 @@ def _ape_resolve_row(
     flat: np.ndarray, mins: np.ndarray, args: np.ndarray, r: int
 ) -> float:  # pragma: no cover
     """Make row ``r`` exact; return its minimum."""
-    j = _first_argmin(flat[r])
-    mins[r] = flat[r, j]
+    k = flat.shape[0]
+    row = flat[r % k, :, r // k]
+    j = _first_argmin(row)
+    mins[r] = row[j]
     args[r] = j
-    return flat[r, j]
+    return row[j]
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -47,8 +51,9 @@ def ape_resolve_all(
     flat: np.ndarray, mins: np.ndarray, args: np.ndarray
 ) -> None:  # pragma: no cover
     """Make every row exact (the inexact ones are rescanned, ``O(K²)`` at worst)."""
-    for r in range(flat.shape[0]):
-        if mins[r] < flat[r, args[r]]:
+    k = flat.shape[0]
+    for r in range(2 * k):
+        if mins[r] < flat[r % k, args[r], r // k]:
             _ape_resolve_row(flat, mins, args, r)
 
 
@@ -90,18 +95,18 @@ def ape_apply(  # pragma: no cover - compiled
         beta = math.sqrt((ell[j] + z) * (inv[j] + inv_a)) * scale
         col_lower = hi + -beta
         col_upper = hi + beta
-        flat[j, a] = col_lower
-        flat[k + j, a] = col_upper
-        flat[a, j] = -beta - lo
-        flat[k + a, j] = beta - lo
+        flat[j, a, 0] = col_lower
+        flat[j, a, 1] = col_upper
+        flat[a, j, 0] = -beta - lo
+        flat[a, j, 1] = beta - lo
         if col_lower < mins[j]:
             mins[j] = col_lower
             args[j] = a
         if col_upper < mins[k + j]:
             mins[k + j] = col_upper
             args[k + j] = a
-    flat[a, a] = np.inf
-    flat[k + a, a] = np.inf
+    flat[a, a, 0] = np.inf
+    flat[a, a, 1] = np.inf
     _ape_resolve_row(flat, mins, args, a)
     _ape_resolve_row(flat, mins, args, k + a)
 
@@ -138,14 +143,14 @@ def ape_screen(  # pragma: no cover - compiled
     arm, then on the bounds, then on the exact rows (all made exact). True: the full rule
     (``Z1 ≥ 0`` and ``Z2 ≥ 0``) has to decide. ``work``: K floats of scratch.
     """
-    k = flat.shape[1]
+    k = flat.shape[0]
     neg_g = mins[k:]
     w = witness[0]
-    if w >= 0 and flat[w, args[w]] + eps < 0.0 and neg_g[w] > 0.0:
+    if w >= 0 and flat[w, args[w], 0] + eps < 0.0 and neg_g[w] > 0.0:
         return False
     upper_h = work
     for i in range(k):
-        upper_h[i] = flat[i, args[i]]
+        upper_h[i] = flat[i, args[i], 0]
     if _ape_violator(upper_h, neg_g, eps, witness):
         return False
     ape_resolve_all(flat, mins, args)
@@ -161,9 +166,9 @@ def ape_leader(  # pragma: no cover - compiled
     Starts from the upper bounds of −g_i, with the arms certainly in OPT(t) (h_i > 0) at −inf,
     and makes exact only the rows the argmax needs (the first index wins ties, as ``argmax``).
     """
-    k = flat.shape[1]
+    k = flat.shape[0]
     for i in range(k):
-        score[i] = -np.inf if mins[i] > 0.0 else flat[k + i, args[k + i]]
+        score[i] = -np.inf if mins[i] > 0.0 else flat[i, args[k + i], 1]
     while True:
         b, top = 0, score[0]
         for i in range(1, k):
@@ -171,7 +176,7 @@ def ape_leader(  # pragma: no cover - compiled
                 b, top = i, score[i]
         if mins[k + b] < top:  # −g_b only bounded: compute it
             score[b] = _ape_resolve_row(flat, mins, args, k + b)
-        elif mins[b] <= 0.0 < flat[b, args[b]] and _ape_resolve_row(flat, mins, args, b) > 0.0:
+        elif mins[b] <= 0.0 < flat[b, args[b], 0] and _ape_resolve_row(flat, mins, args, b) > 0.0:
             score[b] = -np.inf  # h_b was only bounded, and b ∈ OPT(t)
         else:
-            return b, _first_argmin(flat[b])
+            return b, _first_argmin(flat[b, :, 0])

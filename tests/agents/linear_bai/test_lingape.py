@@ -238,3 +238,48 @@ def test_invalid_parameters_are_refused_at_reset(kwargs, message):
     with pytest.raises(InvalidParameterError) as err:
         run_episode(env, LinGapE(**kwargs), 0)
     assert str(err.value) == message
+
+
+def test_after_the_stop_observations_update_the_state_and_the_agent_stays_stopped():
+    env = gym.make("LinearBAI-Soare-v0", d=2, omega=0.5, delta=0.1)
+    agent = drive(env, LinGapE(), 10**5)
+    assert agent.select() is None
+    means, t = agent._means.copy(), agent.t
+    for arm in (0, 1, 2, 1):
+        agent.observe(arm, np.array([1.0]))
+        assert agent.select() is None
+    assert agent.t == t + 4 and not np.array_equal(agent._means, means)
+    z, _ = reduce_features(agent.spec.features)
+    inv = np.linalg.inv((z.T * agent.counts) @ z)
+    np.testing.assert_allclose(agent._means, z @ inv @ (z.T @ agent.sums[:, 0]), rtol=1e-9)
+
+
+def test_the_compiled_pull_needs_one_kernel_call_and_no_python_decision():
+    """select() returns the arm the last observe's kernel call chose (no work of its own)."""
+    env = custom(np.eye(4) + 0.1, [1.0, 0.9, 0.5, 0.2], 1.0, delta=0.05, max_samples=10**6)
+    agent = drive(env, LinGapE(), 50)
+    arm = agent.select()
+    assert arm == agent._next >= 0 and agent.select() == arm
+    assert np.shares_memory(agent.counts, agent._n) and np.shares_memory(agent.sums, agent._f)
+
+
+@pytest.mark.parametrize("selection", ["greedy", "ratio"])
+def test_a_copy_mid_episode_runs_on_identically(selection):
+    import copy
+    import pickle
+
+    env = custom(np.eye(5) + 0.05, [1.0, 0.95, 0.6, 0.3, 0.1], 1.0, delta=0.05, max_samples=10**6)
+    agent = drive(env, LinGapE(selection=selection), 60)
+    twins = [copy.deepcopy(agent), pickle.loads(pickle.dumps(agent))]
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        arm = agent.select()
+        assert all(t.select() == arm for t in twins)
+        if arm is None:
+            break
+        y = np.array([rng.normal()])
+        for a in (agent, *twins):
+            a.observe(arm, y)
+    for t in twins:
+        assert np.array_equal(t.counts, agent.counts) and np.array_equal(t._means, agent._means)
+        assert np.shares_memory(t.counts, t._n) and not np.shares_memory(t._n, agent._n)
