@@ -13,7 +13,6 @@ import math
 import numba
 import numpy as np
 
-
 # ---------------------------------------------------------------------------------------------
 # APE (Kone, Kaufmann & Richert 2023, Adaptive Pareto Exploration): the pairwise state is the
 # stacked (2K, K) matrix ``flat`` — rows r < K are M̂ − β (row r), rows K + r are M̂ + β (row r),
