@@ -442,8 +442,7 @@ class GramState:
         k, d = arms.shape
         self.counts = np.zeros(k, dtype=np.int64)
         self.sums = np.zeros(k)
-        self.b = np.zeros(d)
-        self._theta = np.zeros(d)
+        self.b, self._theta = np.zeros(d), np.zeros(d)
         self.n = 0
         self.inv: FloatArray | None = None
         self._since = 0
@@ -608,19 +607,11 @@ def empirical_stop(
     (XY-Adaptive's within-phase check on the active arms); argmax ties go to the lowest index.
     """
     sub = _NO_ARMS if arms is None else np.ascontiguousarray(arms, dtype=np.int64)
-    best = int(
-        soare_kernels.empirical_stop_rule(
-            np.ascontiguousarray(z, dtype=np.float64),
-            np.ascontiguousarray(theta, dtype=np.float64),
-            np.ascontiguousarray(inv, dtype=np.float64),
-            float(beta),
-            sub,
-        )
-    )
+    z, theta, inv = (np.ascontiguousarray(a, dtype=np.float64) for a in (z, theta, inv))
+    best = int(soare_kernels.empirical_stop_rule(z, theta, inv, float(beta), sub))
     return None if best < 0 else best
 
 
-#: "all arms" for the compiled stopping rule.
 _NO_ARMS = np.empty(0, dtype=np.int64)
 
 
