@@ -95,10 +95,11 @@ class _StaticAllocation(SoareAgent):
         self._setup(spec)
         self._plan_obj: Any = None
         self._next = len(self._init)  # first stopping check: right after the initialisation
-        self._last = 0  # the arm of the last one-pull batch
+        self._last, self._last_batch = 0, b""  # the last one-pull batch: its arm, its bytes
         self._threshold = self._beta() if spec.fixed_confidence else None
         self._checks = 0
         self._fused = self._threshold is not None  # Eq. 11 checked in the pull's kernel call
+        self._limit = self._cap()
 
     def _plan(self) -> Any:
         if self._plan_obj is None:
@@ -130,9 +131,9 @@ class _StaticAllocation(SoareAgent):
     def observe_batch(self, counts: np.ndarray, sums: np.ndarray) -> None:
         """Record a batch; a one-pull batch (checks after every pull) as :meth:`observe`."""
         self._require_reset("observe_batch")
-        last = self._last
-        if counts[last] == 1 and int(counts.sum()) == 1:
-            self._pull(last, float(sums[last, 0]))
+        if np.asarray(counts).tobytes() == self._last_batch:
+            self._last_batch = b""
+            self._pull(self._last, float(sums[self._last, 0]))
         else:
             super().observe_batch(counts, sums)
 
@@ -175,18 +176,19 @@ class _StaticAllocation(SoareAgent):
         self._require_reset("select_batch")
         if self._answer is not None:
             return None
-        if self.spec.fixed_budget:
+        if self._threshold is None:  # fixed budget
             target = self._require_budget()
         else:
             if self.t >= self._next:
                 self._check()
                 if self._answer is not None:
                     return None
-            target = min(self._next, self._cap())
+            target = min(self._next, self._limit)
             if target == self.t + 1:  # checks after every pull: a batch is one pull
                 out = np.zeros(self.n_arms, dtype=np.int64)
                 self._last = self._plan().next_arm(self.t, self.counts)
                 out[self._last] = 1
+                self._last_batch = out.tobytes()
                 return out
         return (self._plan().counts_at(target) - self.counts).astype(np.int64)
 
