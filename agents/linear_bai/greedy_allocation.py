@@ -29,6 +29,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from agents.common.design_cache import DesignMemo
+from agents.common.kernels import soare as soare_kernels
 
 __all__ = [
     "TIE_RTOL",
@@ -82,13 +83,20 @@ def greedy_scores(
 
     """
     vb = targets @ inv
-    p = vb @ arms.T
+    p = np.ascontiguousarray(vb @ arms.T, dtype=np.float64)
     q = np.einsum("ij,ij->i", vb, targets)
     s = np.einsum("ij,ij->i", arms @ inv, arms)
-    scores = q[:, None] - p * p / (1.0 + s)[None, :]
-    if weights is not None:
-        scores *= np.asarray(weights, dtype=np.float64)[:, None]
+    w = _weights(weights, q.size)
+    scores = np.empty_like(p)
+    soare_kernels.greedy_score_matrix(p, q, s, w, scores)
     return scores
+
+
+def _weights(weights: FloatArray | None, m: int) -> FloatArray:
+    """The target weights as a contiguous float array (ones for None: ×1 is exact)."""
+    if weights is None:
+        return np.ones(m)
+    return np.ascontiguousarray(weights, dtype=np.float64)
 
 
 def select_greedy(scores: FloatArray, rtol: float = TIE_RTOL) -> int:
@@ -111,34 +119,8 @@ def select_greedy(scores: FloatArray, rtol: float = TIE_RTOL) -> int:
         The chosen arm index.
 
     """
-    colmax = scores.max(axis=0)
-    j = int(np.argmin(colmax))
-    best = float(colmax[j])
-    floor = rtol * rtol * abs(best)
-    cand = np.flatnonzero(colmax <= best + rtol * abs(best) + floor)
-    if cand.size == 1:
-        return j
-    ordered = -np.sort(-scores[:, cand], axis=0)  # each column sorted in decreasing order
-    if cand.size <= 32:  # small ties: plain Python on lists is faster than numpy calls
-        alive = list(range(cand.size))
-        rows = ordered.tolist()
-        for level in range(1, len(rows)):
-            row = rows[level]
-            low = min(row[i] for i in alive)
-            bound = low + rtol * abs(low) + floor
-            alive = [i for i in alive if row[i] <= bound]
-            if len(alive) == 1:
-                break
-        return int(cand[alive[0]])
-    for level in range(1, ordered.shape[0]):
-        vals = ordered[level]
-        low = float(vals.min())
-        keep = vals <= low + rtol * abs(low) + floor
-        if not keep.all():
-            cand, ordered = cand[keep], ordered[:, keep]
-            if cand.size == 1:
-                break
-    return int(cand[0])
+    arr = np.ascontiguousarray(scores, dtype=np.float64)
+    return int(soare_kernels.select_greedy_scores(arr, float(rtol)))
 
 
 def greedy_pick(
@@ -190,6 +172,7 @@ class GreedyState:
         self.arms = np.ascontiguousarray(arms, dtype=np.float64)
         self.targets = np.ascontiguousarray(targets, dtype=np.float64)
         self.weights = None if weights is None else np.asarray(weights, dtype=np.float64)
+        self._w = _weights(weights, self.targets.shape[0])
         self.counts = np.array(counts, dtype=np.int64)
         self.rtol = rtol
         self._since = 0
@@ -200,9 +183,9 @@ class GreedyState:
         a = (self.arms.T * self.counts) @ self.arms
         b = _sym_inverse(0.5 * (a + a.T))
         vb = self.targets @ b
-        self._p = vb @ self.arms.T
+        self._p = np.ascontiguousarray(vb @ self.arms.T)
         self._q = np.einsum("ij,ij->i", vb, self.targets)
-        self._g = self.arms @ b @ self.arms.T
+        self._g = np.ascontiguousarray(self.arms @ b @ self.arms.T)
         self._s = np.diagonal(self._g).copy()
         self._since = 0
 
@@ -214,14 +197,13 @@ class GreedyState:
 
     def scores(self) -> FloatArray:
         """The (m, K) score matrix of the next step."""
-        sc = self._q[:, None] - self._p * self._p / (1.0 + self._s)
-        if self.weights is not None:
-            sc *= self.weights[:, None]
-        return sc
+        out = np.empty_like(self._p)
+        soare_kernels.greedy_score_matrix(self._p, self._q, self._s, self._w, out)
+        return out
 
     def pick(self) -> int:
         """The greedy arm for the next pull (does not pull it)."""
-        return select_greedy(self.scores(), self.rtol)
+        return int(soare_kernels.greedy_choice(self._p, self._q, self._s, self._w, self.rtol))
 
     def add(self, arm: int) -> None:
         """Account for one pull of ``arm`` (rank-one update)."""
@@ -230,19 +212,42 @@ class GreedyState:
         if self._since >= REFRESH_EVERY:
             self.refresh()
             return
-        ga = self._g[:, arm].copy()
-        pa = self._p[:, arm].copy()
-        gs = ga / (1.0 + ga[arm])
-        self._q -= pa * pa * (1.0 / (1.0 + ga[arm]))
-        self._p -= pa[:, None] * gs
-        self._g -= ga[:, None] * gs
-        self._s -= ga * gs
+        soare_kernels.greedy_add(self._p, self._q, self._g, self._s, int(arm))
 
     def step(self) -> int:
         """Pick the greedy arm, account for its pull and return it."""
         arm = self.pick()
         self.add(arm)
         return arm
+
+    def run(
+        self,
+        seq: NDArray[np.int32],
+        start: int,
+        n: int,
+        u_target: float | None = None,
+        min_pos: int = 0,
+    ) -> int:
+        """Greedy pulls written to ``seq[start:start + n]``, in one compiled call.
+
+        Stops early at an exact refresh (every :data:`REFRESH_EVERY` pulls) and, with
+        ``u_target``, after the first pull at a position ≥ ``min_pos`` where
+        :attr:`max_value` ≤ ``u_target`` (the end of an XY-Adaptive phase). Returns the number
+        of pulls made (≥ 1 when n ≥ 1); the caller loops.
+        """
+        room = REFRESH_EVERY - self._since
+        chunk = min(n, room)
+        done = int(
+            soare_kernels.greedy_run(
+                self._p, self._q, self._g, self._s, self._w, self.counts, seq,
+                start, chunk, chunk == room, self.rtol,
+                u_target is not None, -1.0 if u_target is None else float(u_target), min_pos,
+            )
+        )  # fmt: skip
+        self._since += done
+        if self._since >= REFRESH_EVERY:
+            self.refresh()
+        return done
 
 
 # --------------------------------------------------------------------------- greedy sequences
@@ -292,8 +297,9 @@ class GreedySequence:
             grown[: self._len] = self._seq[: self._len]
             self._seq = grown
         seq, state = self._seq, self._state
-        for i in range(self._len, target):
-            seq[i] = state.step()
+        i = self._len
+        while i < target:
+            i += state.run(seq, i, target - i)
         self._len = target
         c = self.CHECKPOINT
         while len(self._cum) * c <= self._len:
@@ -357,8 +363,7 @@ def adams_next(counts: IntArray, weights: FloatArray, support: NDArray[np.intp])
     agree pull for pull); started from the initialisation counts it tracks the design after the
     initial pulls.
     """
-    keys = counts[support] / weights[support]
-    return int(support[int(np.argmin(keys))])
+    return int(soare_kernels.adams_pick(counts, weights, support))
 
 
 def adams_counts(
@@ -432,12 +437,12 @@ class GramState:
     """
 
     def __init__(self, arms: FloatArray, ridge: float = 0.0) -> None:
-        self.arms = arms
+        self.arms = np.ascontiguousarray(arms, dtype=np.float64)
         self.ridge = float(ridge)
         k, d = arms.shape
         self.counts = np.zeros(k, dtype=np.int64)
         self.sums = np.zeros(k)
-        self.b = np.zeros(d)
+        self.b, self._theta = np.zeros(d), np.zeros(d)
         self.n = 0
         self.inv: FloatArray | None = None
         self._since = 0
@@ -466,20 +471,56 @@ class GramState:
         """One pull of ``arm`` with outcome ``reward``."""
         self.counts[arm] += 1
         self.sums[arm] += reward
-        self.b += self.arms[arm] * reward
         self.n += 1
-        if self.inv is None:
-            if self.n >= self.arms.shape[1]:
-                self.refresh()
-            return
-        self._since += 1
-        if self._since >= REFRESH_EVERY:
+        if self.inv is None or self._since + 1 >= REFRESH_EVERY:
+            self.b += self.arms[arm] * reward
+            if self.inv is None:
+                if self.n >= self.arms.shape[1]:
+                    self.refresh()
+                return
             self.b = self.arms.T @ self.sums  # also stops round-off accumulating in b
             self.refresh()
             return
-        x = self.arms[arm]
-        bx = self.inv @ x
-        self.inv = self.inv - bx[:, None] * (bx / (1.0 + x @ bx))
+        self._since += 1
+        soare_kernels.gram_update(self.inv, self.b, self.arms[arm], reward)
+
+    def add_and_check(
+        self,
+        arm: int,
+        reward: float,
+        beta: float | None,
+        counts: IntArray,
+        sums: FloatArray,
+    ) -> int:
+        """:meth:`add`, then (``beta`` given) the empirical stopping rule (Eq. 11) at β = ``beta``.
+
+        The pull is also counted in the caller's ``counts`` and ``sums[:, 0]``. One compiled
+        call in the common case. Returns the arm to stop on, −1 to go on, or −2 when no check
+        was made (``beta`` is None, or ``A`` is still singular).
+
+        Raises:
+            IndexError: ``arm`` is not an arm.
+
+        """
+        if self.inv is None or self._since + 1 >= REFRESH_EVERY:
+            counts[arm] += 1
+            sums[arm, 0] += reward
+            self.add(arm, reward)
+            if beta is None or self.inv is None:
+                return -2
+            best = empirical_stop(self.arms, self.theta(), self.inv, beta)
+            return -1 if best is None else best
+        out = int(
+            soare_kernels.gram_pull(
+                self.arms, self.inv, self.b, self._theta, self.counts, self.sums, counts, sums,
+                arm, reward, 0.0 if beta is None else beta, beta is not None,
+            )
+        )  # fmt: skip
+        if out == -3:
+            raise IndexError(f"arm {arm} is out of range 0..{self.arms.shape[0] - 1}.")
+        self.n += 1
+        self._since += 1
+        return out
 
     def add_batch(self, counts: IntArray, sums: FloatArray) -> None:
         """A batch: per-arm pull counts and reward sums (exact re-inversion).
@@ -565,24 +606,13 @@ def empirical_stop(
     matters when β‖·‖ = 0, e.g. noiseless runs). ``arms`` restricts both ``x̂`` and ``x'``
     (XY-Adaptive's within-phase check on the active arms); argmax ties go to the lowest index.
     """
-    if arms is None:
-        means = z @ theta
-        best = int(np.argmax(means))
-        diffs = z[best] - z
-    else:
-        best = int(arms[int(np.argmax(z[arms] @ theta))])
-        if arms.size < 2:
-            return best
-        diffs = z[best] - z[arms]
-    gaps = diffs @ theta
-    quad = np.einsum("ij,ij->i", diffs @ inv, diffs)
-    self_ = quad <= 0.0  # the best arm itself (and exact duplicates of it)
-    gaps[self_] = np.inf
-    if gaps.min() <= 0.0:
-        return None
-    if beta * beta * float(np.max(quad / (gaps * gaps))) <= 1.0:
-        return best
-    return None
+    sub = _NO_ARMS if arms is None else np.ascontiguousarray(arms, dtype=np.int64)
+    z, theta, inv = (np.ascontiguousarray(a, dtype=np.float64) for a in (z, theta, inv))
+    best = int(soare_kernels.empirical_stop_rule(z, theta, inv, float(beta), sub))
+    return None if best < 0 else best
+
+
+_NO_ARMS = np.empty(0, dtype=np.int64)
 
 
 def non_dominated(
@@ -744,9 +774,9 @@ class GreedyPhase:
             self._seq = grown
         state, seq = self._state, self._seq
         i = self._len
+        min_pos = self._init_size + self.min_len
         while i < n:
-            seq[i] = state.step()
-            i += 1
+            i += state.run(seq, i, n - i, self.u_target, min_pos)
             self._len = i
             self._update()
             if self.complete:

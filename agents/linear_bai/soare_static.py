@@ -95,8 +95,11 @@ class _StaticAllocation(SoareAgent):
         self._setup(spec)
         self._plan_obj: Any = None
         self._next = len(self._init)  # first stopping check: right after the initialisation
+        self._last, self._last_batch = 0, b""  # the last one-pull batch: its arm, its bytes
         self._threshold = self._beta() if spec.fixed_confidence else None
         self._checks = 0
+        self._fused = self._threshold is not None  # Eq. 11 checked in the pull's kernel call
+        self._limit = self._cap()
 
     def _plan(self) -> Any:
         if self._plan_obj is None:
@@ -120,6 +123,38 @@ class _StaticAllocation(SoareAgent):
             self._answer = best
         self._next = next_check(self.t, float(self.check_growth))
 
+    def observe(self, arm: int, outcome: np.ndarray) -> None:
+        """Record one outcome of ``arm`` (counts, sums and least squares in one compiled call)."""
+        self._require_reset("observe")
+        self._pull(arm, float(outcome[0]))
+
+    def observe_batch(self, counts: np.ndarray, sums: np.ndarray) -> None:
+        """Record a batch; a one-pull batch (checks after every pull) as :meth:`observe`."""
+        self._require_reset("observe_batch")
+        if np.asarray(counts).tobytes() == self._last_batch:
+            self._last_batch = b""
+            self._pull(self._last, float(sums[self._last, 0]))
+        else:
+            super().observe_batch(counts, sums)
+
+    def _pull(self, arm: int, reward: float) -> None:
+        """One pull: the statistics and, when due, the stopping check of the next decision.
+
+        The check at the new sample count is the one :meth:`select` would make first; it is
+        made here, in the same compiled call as the update (one call per pull).
+        """
+        t = self.t + 1
+        due = self._fused and t >= self._next
+        beta = self._threshold(t) if due else None  # type: ignore[misc]
+        best = self._gram.add_and_check(arm, reward, beta, self.counts, self.sums)
+        self.t = t
+        if best == -2:
+            return
+        self._checks += 1
+        if best >= 0:
+            self._answer = best
+        self._next = next_check(t, float(self.check_growth))
+
     def _cap(self) -> int:
         cap = self.spec.max_samples
         return int(cap) if cap is not None else 1 << 62
@@ -130,7 +165,7 @@ class _StaticAllocation(SoareAgent):
         self._require_reset("select")
         if self._answer is not None:
             return None
-        if self.spec.fixed_confidence and self.t >= self._next:
+        if self.t >= self._next and self._threshold is not None:
             self._check()
             if self._answer is not None:
                 return None
@@ -141,17 +176,19 @@ class _StaticAllocation(SoareAgent):
         self._require_reset("select_batch")
         if self._answer is not None:
             return None
-        if self.spec.fixed_budget:
+        if self._threshold is None:  # fixed budget
             target = self._require_budget()
         else:
             if self.t >= self._next:
                 self._check()
                 if self._answer is not None:
                     return None
-            target = min(self._next, self._cap())
+            target = min(self._next, self._limit)
             if target == self.t + 1:  # checks after every pull: a batch is one pull
                 out = np.zeros(self.n_arms, dtype=np.int64)
-                out[self._plan().next_arm(self.t, self.counts)] = 1
+                self._last = self._plan().next_arm(self.t, self.counts)
+                out[self._last] = 1
+                self._last_batch = out.tobytes()
                 return out
         return (self._plan().counts_at(target) - self.counts).astype(np.int64)
 
@@ -314,6 +351,7 @@ class XYOracle(_StaticAllocation):
 
     def _on_reset(self, spec: ProblemSpec) -> None:
         super()._on_reset(spec)
+        self._fused = self._fused and self.stop == "empirical"
         self._truth: dict[str, Any] | None = None
         self._tau: int | None = None
         self._tau_done = False

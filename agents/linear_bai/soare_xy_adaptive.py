@@ -16,8 +16,10 @@ from typing import Any
 import numpy as np
 
 from agents.base import AgentCard, Heuristic
+from agents.common.kernels import soare as soare_kernels
 from agents.common.params import Boolean, Choice, Integer, Is, Real
 from agents.linear_bai.greedy_allocation import (
+    TIE_RTOL,
     GramState,
     GreedyPhase,
     TrackingPlan,
@@ -25,7 +27,6 @@ from agents.linear_bai.greedy_allocation import (
     next_check,
     non_dominated,
     pair_indices,
-    select_greedy,
 )
 from agents.linear_bai.soare_base import (
     DESIGN_MEMO,
@@ -415,9 +416,13 @@ class FullyAdaptiveXY(SoareAgent):
         self._eta = float(self.ridge) * ridge_unit(self._z)
         self._gram = GramState(self._z, ridge=self._eta)
         self._lsq = float(np.max(np.einsum("ij,ij->i", self._z, self._z)))
-        self._pairs_for: bytes | None = None
-        self._pairs_idx: tuple[np.ndarray, np.ndarray] = (np.zeros(0, int), np.zeros(0, int))
         self._rounds = 0
+
+    def observe(self, arm: int, outcome: np.ndarray) -> None:
+        """Record one outcome of ``arm`` (counts, sums and ridge least squares in one call)."""
+        self._require_reset("observe")
+        self._gram.add_and_check(arm, float(outcome[0]), None, self.counts, self.sums)
+        self.t += 1
 
     def width(self, n: int, theta: np.ndarray) -> float:
         """β_t of Prop. 2 at n samples (S from ``theta_norm_bound`` or ‖θ̂‖)."""
@@ -440,28 +445,23 @@ class FullyAdaptiveXY(SoareAgent):
         self._rounds += 1
         inv = self._gram.inv
         assert inv is not None
-        theta = inv @ self._gram.b
-        beta = self.width(self.t, theta)
-        # Everything below derives from G = Z Ã⁻¹ Zᵀ (K×K): ‖x − x'‖² = G_xx + G_x'x' − 2G_xx',
-        # and the greedy ingredients of a pair (i, j): P = G[i] − G[j], q = ‖z_i − z_j‖², s = G_xx.
-        z = self._z
-        g = (z @ inv) @ z.T
-        diag = np.diagonal(g)
-        quad = np.maximum(diag[:, None] + diag[None, :] - 2.0 * g, 0.0)
-        means = z @ theta
-        gaps = means[None, :] - means[:, None]  # [x, x'] = (x' − x)ᵀθ̂
-        dominated = (gaps > 0.0) & (beta * beta * quad < gaps * gaps)
-        keep = ~dominated.any(axis=1)  # the diagonal has gap 0: never "dominated"
-        if keep.sum() == 1:
-            self._answer = int(np.flatnonzero(keep)[0])
+        # θ̂, β_t, the eliminations and the greedy XY arm of the surviving directions, from
+        # G = Z Ã⁻¹ Zᵀ: ‖x − x'‖² = G_xx + G_x'x' − 2G_xx', and for a pair (i, j) the greedy
+        # ingredients P = G[i] − G[j], q = ‖z_i − z_j‖², s = G_xx (one compiled call).
+        eta = self._eta
+        bound = self.theta_norm_bound
+        arm = int(
+            soare_kernels.fully_adaptive_round(
+                self._gram.arms, inv, self._gram.b,
+                (1.0 + self.t * self._lsq / eta) / self._require_delta(),
+                self._sigma, self._d, math.sqrt(eta), -1.0 if bound is None else float(bound),
+                TIE_RTOL,
+            )
+        )  # fmt: skip
+        if arm < 0:
+            self._answer = -1 - arm
             return None
-        tag = keep.tobytes()
-        if tag != self._pairs_for:
-            self._pairs_idx, self._pairs_for = pair_indices(np.flatnonzero(keep)), tag
-        i, j = self._pairs_idx
-        p = g[i] - g[j]
-        scores = quad[i, j][:, None] - p * p / (1.0 + diag)
-        return select_greedy(scores)
+        return arm
 
     def recommend(self) -> Answer:
         """The last arm left, or (if interrupted) argmax xᵀθ̂ of the ridge estimate."""
