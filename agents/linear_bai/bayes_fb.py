@@ -165,7 +165,7 @@ def log_f_neg(s: np.ndarray) -> np.ndarray:
 
 
 #: lines up to which the compiled envelope sorts by insertion (the dense O(m²) route, fastest
-#: for the few lines the pre-filter keeps); longer lists are merge-sorted.
+#: for the few lines the pre-filter keeps); longer lists are heap-sorted.
 _DENSE_MAX = 32
 #: numbers of lines above which a pre-filter drops lines below three known envelope lines
 #: before sorting (typically all but 4–8 of 100 lines).
@@ -182,7 +182,7 @@ def log_expected_max_gain(a: np.ndarray, slopes: np.ndarray) -> np.ndarray:
 
     Compiled (:func:`agents.common.kernels.bayes.log_gain_rows`), one row at a time: above
     :data:`_PREFILTER_FROM` lines a pre-filter drops the lines below three known envelope lines,
-    the rest are sorted (insertion sort up to :data:`_DENSE_MAX` lines, else merge sort) and
+    the rest are sorted (insertion sort up to :data:`_DENSE_MAX` lines, else heap sort) and
     their envelope found by one monotone-chain pass. Every route is exact; they differ in cost.
 
     Args:

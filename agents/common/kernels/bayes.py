@@ -90,10 +90,28 @@ def _before(b: np.ndarray, a: np.ndarray, i: int, j: int) -> bool:  # pragma: no
 
 
 @numba.njit(cache=True, error_model="numpy")
+def _sift_down(
+    b: np.ndarray, a: np.ndarray, idx: np.ndarray, root: int, end: int
+) -> None:  # pragma: no cover - compiled
+    """Restore the max-heap (order :func:`_before`) of ``idx[:end]`` below ``root``."""
+    while True:
+        child = 2 * root + 1
+        if child >= end:
+            return
+        if child + 1 < end and _before(b, a, idx[child], idx[child + 1]):
+            child += 1
+        if not _before(b, a, idx[root], idx[child]):
+            return
+        idx[root], idx[child] = idx[child], idx[root]
+        root = child
+
+
+@numba.njit(cache=True, error_model="numpy")
 def _sort_lines(
     b: np.ndarray, a: np.ndarray, idx: np.ndarray, m: int, insertion_max: int
 ) -> None:  # pragma: no cover - compiled
-    """Sort ``idx[:m]`` by (slope, intercept, index): insertion up to ``insertion_max`` lines."""
+    """Sort ``idx[:m]`` by (slope, intercept, index): insertion up to ``insertion_max`` lines,
+    else heap sort (the order is total, so both give the same result)."""
     if m <= insertion_max:
         for p in range(1, m):
             v = idx[p]
@@ -103,11 +121,12 @@ def _sort_lines(
                 q -= 1
             idx[q + 1] = v
         return
-    sub = idx[:m].copy()
-    by_a = np.argsort(a[sub], kind="mergesort")
-    sub = sub[by_a]
-    by_b = np.argsort(b[sub], kind="mergesort")
-    idx[:m] = sub[by_b]
+    # heap sort: a max-heap of the order _before, its root swapped to the end
+    for start in range(m // 2 - 1, -1, -1):
+        _sift_down(b, a, idx, start, m)
+    for end in range(m - 1, 0, -1):
+        idx[0], idx[end] = idx[end], idx[0]
+        _sift_down(b, a, idx, 0, end)
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -300,7 +319,7 @@ def log_gain_rows(  # pragma: no cover - compiled
     """``out[r]`` = log(E[max_i a_i + slopes[r, i] Z] − max a) for every row r (exact, log space).
 
     Above ``prefilter_from`` lines a pre-filter drops lines dominated by three envelope lines;
-    sorts of up to ``insertion_max`` lines are insertion sorts, longer ones merge sorts. Every
+    sorts of up to ``insertion_max`` lines are insertion sorts, longer ones heap sorts. Every
     route is exact; they differ in cost only.
     """
     k = a.shape[0]
