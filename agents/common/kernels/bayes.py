@@ -110,8 +110,11 @@ def _sift_down(
 def _sort_lines(
     b: np.ndarray, a: np.ndarray, idx: np.ndarray, m: int, insertion_max: int
 ) -> None:  # pragma: no cover - compiled
-    """Sort ``idx[:m]`` by (slope, intercept, index): insertion up to ``insertion_max`` lines,
-    else heap sort (the order is total, so both give the same result)."""
+    """Sort ``idx[:m]`` by (slope, intercept, index).
+
+    Insertion sort up to ``insertion_max`` lines, else heap sort (the order is total, so both
+    give the same result).
+    """
     if m <= insertion_max:
         for p in range(1, m):
             v = idx[p]

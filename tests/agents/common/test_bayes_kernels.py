@@ -111,7 +111,13 @@ def test_posterior_update_is_the_kalman_rank_one_update(full):
     m = rng.normal(size=r)
     mu, cov = z @ m, z @ s_mat @ z.T
     var = np.diag(cov).copy()
-    state = [s_mat.copy(), m.copy(), mu.copy(), var.copy(), cov.copy() if full else np.empty((0, 0))]
+    state = [
+        s_mat.copy(),
+        m.copy(),
+        mu.copy(),
+        var.copy(),
+        cov.copy() if full else np.empty((0, 0)),
+    ]
     bk.posterior_update(z, *state, np.empty(2 * (r + k)), 4, 0.7, 0.3)
     # oracle: s = S z_a, d = λ + z_aᵀ s, c = Z s, gain (y − μ_a)/d (NumPy, in the test)
     s = s_mat @ z[4]
