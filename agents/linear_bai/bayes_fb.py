@@ -66,8 +66,9 @@ class GaussianLinearPosterior:
     d = λ + z_aᵀ S z_a (Frazier, Powell & Dayanik 2009, eq. (4)–(5)):
     m ← m + (y − μ_a) s/d, S ← S − s sᵀ/d, μ ← μ + (y − μ_a) Z s/d, var(μ_k) ← var(μ_k) −
     (z_kᵀs)²/d, and with ``full_cov`` the K×K covariance C ← C − (Zs)(Zs)ᵀ/d. Cost O(K r + r²)
-    (plus O(K²) with ``full_cov``); the state is recomputed exactly from the pull counts and
-    reward sums (batch Bayesian linear regression) every 1000 updates.
+    (plus O(K²) with ``full_cov``), compiled (:func:`agents.common.kernels.bayes.posterior_update`);
+    the state is recomputed exactly from the pull counts and reward sums (batch Bayesian linear
+    regression) every 1000 updates. Without ``full_cov``, ``cov`` is an empty (0, 0) array.
 
     Args:
         z: arm features in reduced coordinates, shape (K, r).
@@ -154,8 +155,8 @@ def log_f_neg(s: np.ndarray) -> np.ndarray:
 
     f(−s) = φ(s)(1 − s R(s)) with the Mills ratio R(s) = Φ(−s)/φ(s), so
     log f(−s) = −s²/2 − ½log 2π + log(1 − sR(s)), which never underflows; for s ≥ 4 the
-    cancellation in 1 − sR(s) is avoided by Laplace's continued fraction of R (compiled:
-    :func:`agents.common.kernels.bayes.log_f_neg_into`).
+    cancellation in 1 − sR(s) is avoided by Laplace's continued fraction of R, and from s = 10
+    by its asymptotic series (compiled: :func:`agents.common.kernels.bayes.log_f_neg_into`).
     """
     arr = np.asarray(s, dtype=np.float64)
     flat = np.ascontiguousarray(arr).reshape(-1)
@@ -336,7 +337,8 @@ class BayesGap(_BayesFixedBudget):
     (``"min_gap"``). All ε-good (Li et al.'s adaptation, 2025, Sec. 7, whatever
     ``recommendation`` says): {i : μ̂_i ≥ max μ̂ − ε} at the end of the budget.
 
-    Cost: O(K r + r²) a pull (rank-one posterior update and O(K) indices).
+    Cost: O(K r + r²) a pull (rank-one posterior update and O(K) indices), compiled
+    (:func:`agents.common.kernels.bayes.bayesgap_choose`).
 
     Args:
         beta: ``None`` (the paper's β with the estimated H_ε) or a fixed β > 0.
@@ -446,8 +448,9 @@ class KGCB(_BayesFixedBudget):
     **Answer** (fixed budget T): best arm: argmax μⁿ; all ε-good (Li et al.'s adaptation, 2025,
     Sec. 7): {i : μ_iⁿ ≥ max μⁿ − ε}.
 
-    Cost per pull: O(K² log K) for the sort plus O(K²) per pruning round of the envelope
-    (a few rounds in practice), and O(K² + K r) for the update.
+    Cost per pull (compiled, :func:`agents.common.kernels.bayes.kgcb_choose`): O(K²) for the
+    pre-filter of every measurement's lines, plus the sort and envelope of the few lines it
+    keeps (O(m log m) for m of them; O(K² log K) at worst), and O(K² + K r) for the update.
 
     Args:
         prior_mean: m₀, a number (every coordinate) or one number per feature.
