@@ -27,9 +27,9 @@ import math
 import numbers
 
 import numpy as np
-from scipy.special import erfcx
 
 from agents.base import AgentCard, BaseAgent
+from agents.common.kernels import bayes as bayes_kernels
 from agents.common.params import Array, Choice, Is, Real
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
@@ -51,10 +51,6 @@ __all__ = [
 _REFRESH_EVERY = 1_000
 #: noise variance floor, relative to the prior variance (σ = 0 makes every update singular).
 _NOISE_FLOOR = 1e-8
-_HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
-_SQRT_HALF_PI = math.sqrt(0.5 * math.pi)
-#: above this |c| the asymptotic series of the Mills ratio replaces erfcx (see log_f_neg).
-_SERIES_FROM = 30.0
 
 
 # --------------------------------------------------------------------------- the posterior
@@ -70,8 +66,9 @@ class GaussianLinearPosterior:
     d = λ + z_aᵀ S z_a (Frazier, Powell & Dayanik 2009, eq. (4)–(5)):
     m ← m + (y − μ_a) s/d, S ← S − s sᵀ/d, μ ← μ + (y − μ_a) Z s/d, var(μ_k) ← var(μ_k) −
     (z_kᵀs)²/d, and with ``full_cov`` the K×K covariance C ← C − (Zs)(Zs)ᵀ/d. Cost O(K r + r²)
-    (plus O(K²) with ``full_cov``); the state is recomputed exactly from the pull counts and
-    reward sums (batch Bayesian linear regression) every 1000 updates.
+    (plus O(K²) with ``full_cov``), compiled (:func:`agents.common.kernels.bayes.posterior_update`);
+    the state is recomputed exactly from the pull counts and reward sums (batch Bayesian linear
+    regression) every 1000 updates. Without ``full_cov``, ``cov`` is an empty (0, 0) array.
 
     Args:
         z: arm features in reduced coordinates, shape (K, r).
@@ -98,6 +95,7 @@ class GaussianLinearPosterior:
         self.full_cov = bool(full_cov)
         self.counts = np.zeros(k, dtype=np.int64)
         self.sums = np.zeros(k)
+        self._work = np.empty(2 * (r + k))
         self._since = 0
         self.refresh()
 
@@ -116,10 +114,11 @@ class GaussianLinearPosterior:
         self.mu = z @ self.mean_theta
         zs = z @ self.cov_theta
         if self.full_cov:
-            self.cov = zs @ z.T
-            self.cov = 0.5 * (self.cov + self.cov.T)
-            self.var = np.diagonal(self.cov)
+            cov = zs @ z.T
+            self.cov = 0.5 * (cov + cov.T)
+            self.var = np.diagonal(self.cov).copy()
         else:
+            self.cov = np.empty((0, 0))  # not kept
             self.var = np.einsum("ij,ij->i", zs, z)
         self._since = 0
 
@@ -131,18 +130,18 @@ class GaussianLinearPosterior:
         if self._since >= _REFRESH_EVERY:
             self.refresh()
             return
-        s = self.cov_theta @ self.z[arm]
-        den = self.noise_var + float(self.z[arm] @ s)
-        c = self.z @ s  # Cov(μ, μ_arm)
-        gain = (y - float(self.mu[arm])) / den
-        self.mean_theta += gain * s
-        self.mu += gain * c
-        self.cov_theta -= np.outer(s, s / den)
-        if self.full_cov:
-            self.cov -= np.outer(c, c / den)
-            self.var = np.diagonal(self.cov)
-        else:
-            self.var -= c * c / den
+        bayes_kernels.posterior_update(
+            self.z,
+            self.cov_theta,
+            self.mean_theta,
+            self.mu,
+            self.var,
+            self.cov,
+            self._work,
+            arm,
+            y,
+            self.noise_var,
+        )
 
     @property
     def sd(self) -> np.ndarray:
@@ -154,151 +153,24 @@ class GaussianLinearPosterior:
 def log_f_neg(s: np.ndarray) -> np.ndarray:
     """Log of f(−s) for s ≥ 0, where f(z) = zΦ(z) + φ(z) (Frazier et al. 2009, eq. (14)).
 
-    f(−s) = φ(s)(1 − s R(s)) with the Mills ratio R(s) = Φ(−s)/φ(s) = √(π/2)·erfcx(s/√2), so
-    log f(−s) = −s²/2 − ½log 2π + log(1 − sR(s)), which never underflows. For s ≥ 30 the
-    cancellation in 1 − sR(s) is avoided by the asymptotic series
-    1 − sR(s) = s⁻² − 3s⁻⁴ + 15s⁻⁶ − 105s⁻⁸ + 945s⁻¹⁰ − … (relative error < 1e-11 there).
+    f(−s) = φ(s)(1 − s R(s)) with the Mills ratio R(s) = Φ(−s)/φ(s), so
+    log f(−s) = −s²/2 − ½log 2π + log(1 − sR(s)), which never underflows; for s ≥ 4 the
+    cancellation in 1 − sR(s) is avoided by Laplace's continued fraction of R, and from s = 10
+    by its asymptotic series (compiled: :func:`agents.common.kernels.bayes.log_f_neg_into`).
     """
-    s = np.minimum(np.asarray(s, dtype=np.float64), 1e100)
-    if s.size and s.max() < _SERIES_FROM:  # the usual case: one expression
-        return (
-            -0.5 * s * s
-            - _HALF_LOG_2PI
-            + np.log1p(-s * (_SQRT_HALF_PI * erfcx(s / math.sqrt(2.0))))
-        )
-    out = np.empty_like(s)
-    small = s < _SERIES_FROM
-    ss = s[small]
-    out[small] = (
-        -0.5 * ss * ss
-        - _HALF_LOG_2PI
-        + np.log1p(-ss * (_SQRT_HALF_PI * erfcx(ss / math.sqrt(2.0))))
-    )
-    sl = s[~small]
-    u = 1.0 / (sl * sl)
-    series = u * (1.0 + u * (-3.0 + u * (15.0 + u * (-105.0 + 945.0 * u))))
-    out[~small] = -0.5 * sl * sl - _HALF_LOG_2PI + np.log(series)
-    return out
+    arr = np.asarray(s, dtype=np.float64)
+    flat = np.ascontiguousarray(arr).reshape(-1)
+    out = np.empty_like(flat)
+    bayes_kernels.log_f_neg_into(flat, out)
+    return out.reshape(arr.shape)
 
 
-#: rows·width² up to which the envelope is found by the dense O(width²)-per-row test.
-_DENSE_MAX = 1 << 16
-#: numbers of lines above which a cheap pre-filter drops most dominated lines before sorting.
-_PREFILTER_FROM = 64
-#: the points z (besides ±∞), in units of the row's crossing scale, whose maximising lines seed
-#: the pre-filter.
-_PREFILTER_GRID = (-2.0, -1.0, -0.5, -0.25, -0.1, 0.0, 0.1, 0.25, 0.5, 1.0, 2.0)
-
-
-def _compact(alive: np.ndarray, *arrays: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Move each row's alive entries to the front (order kept) and drop the dead columns.
-
-    Padding entries are dead; their values are copies of the row's last alive entry's column
-    neighbours (never read through ``alive``). O(rows·width), no sort.
-    """
-    n_rows = alive.shape[0]
-    width = max(int(alive.sum(axis=1).max()), 1)
-    pos = np.cumsum(alive, axis=1) - 1
-    rows = np.nonzero(alive)[0]
-    cols = pos[alive]
-    out_alive = np.zeros((n_rows, width), dtype=bool)
-    out_alive[rows, cols] = True
-    outs = []
-    for arr in arrays:
-        out = np.zeros((n_rows, width), dtype=arr.dtype)
-        out[rows, cols] = arr[alive]
-        outs.append(out)
-    return (out_alive, *outs)
-
-
-def _hull_prefilter(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Lines that may lie on the upper envelope of z ↦ max_i a_i + b_i z (a superset).
-
-    The maximising lines at z = ±∞ and at z = t·s_r, t in :data:`_PREFILTER_GRID`,
-    s_r = (max a − min a)/(max b_r − min b_r) the row's scale of crossings, are envelope lines;
-    their maximum E(z) is a convex lower bound of the envelope. A line ℓ with ℓ ≤ E everywhere is
-    dominated, and since ℓ − E is concave it suffices to check ℓ ≤ E at the breakpoints of E
-    (a relative slack of 1e-12 keeps borderline lines). Rows: one per measurement. O(rows·K)
-    per grid point; typically a few dozen of 10³ lines survive.
-    """
-    n_rows, k = b.shape
-    rows = np.arange(n_rows)
-    full = np.broadcast_to(a, b.shape)
-    lo_b, hi_b = b.min(axis=1, keepdims=True), b.max(axis=1, keepdims=True)
-    scale = float(a.max() - a.min()) / np.maximum(hi_b - lo_b, 1e-300)
-    verts = [np.argmax(np.where(b == lo_b, full, -np.inf), axis=1)]  # z = −∞
-    with np.errstate(over="ignore", invalid="ignore"):
-        verts += [np.argmax(full + (t * scale) * b, axis=1) for t in _PREFILTER_GRID]
-    verts.append(np.argmax(np.where(b == hi_b, full, -np.inf), axis=1))  # z = +∞
-    keep = np.zeros((n_rows, k), dtype=bool)
-    for v in verts:
-        keep[rows, v] = True
-    vb = np.stack([b[rows, v] for v in verts], axis=1)
-    va = np.stack([a[v] for v in verts], axis=1)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        for g in range(len(verts) - 1):
-            step = vb[:, g + 1] - vb[:, g]
-            ok = step > 0
-            c = np.where(ok, (va[:, g] - va[:, g + 1]) / np.where(ok, step, 1.0), 0.0)
-            env = va[:, g] + vb[:, g] * c
-            tol = 1e-12 * (np.abs(env) + np.abs(vb[:, g] * c) + 1.0)
-            above = full + b * c[:, None] > (env - tol)[:, None]
-            keep |= above & ok[:, None]
-    return keep
-
-
-def _envelope_dense(as_: np.ndarray, bs: np.ndarray, alive: np.ndarray) -> np.ndarray:
-    """Envelope lines among sorted lines of distinct slopes: line i is on it iff lo_i < hi_i.
-
-    With c_ij = (a_j − a_i)/(b_i − b_j) the crossing of lines i and j, line i is the maximum
-    exactly on [lo_i, hi_i], lo_i = max_{j<i} c_ij, hi_i = min_{j>i} c_ij (sorted by slope).
-    O(rows·width²), no data-dependent loop.
-    """
-    width = bs.shape[1]
-    db = bs[:, :, None] - bs[:, None, :]
-    da = as_[:, None, :] - as_[:, :, None]
-    pair = alive[:, :, None] & alive[:, None, :]
-    below = np.tri(width, width, -1, dtype=bool)  # j < i
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        c = da / np.where(pair & (db != 0.0), db, 1.0)
-    lo = np.where(pair & below, c, -np.inf).max(axis=2)
-    hi = np.where(pair & below.T, c, np.inf).min(axis=2)
-    return alive & (lo < hi)
-
-
-def _envelope_pruning(
-    as_: np.ndarray, bs: np.ndarray, alive: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Envelope by rounds of parallel pruning (rows compacted as lines die).
-
-    Every alive line on or below the segment joining its alive neighbours (in the dual plane of
-    points (b_i, a_i)) is dropped; such a line is never a vertex of the upper hull, so dropping
-    several at once is exact. Stops when a round drops nothing. O(rows·width) per round.
-    """
-    while True:
-        n_rows, width = bs.shape
-        rows = np.arange(n_rows)[:, None]
-        idx = np.arange(width)
-        prev = np.maximum.accumulate(np.where(alive, idx, -1), axis=1)
-        nxt = np.minimum.accumulate(np.where(alive, idx, width)[:, ::-1], axis=1)[:, ::-1]
-        p = np.empty_like(prev)
-        p[:, 0] = -1
-        p[:, 1:] = prev[:, :-1]
-        n = np.empty_like(nxt)
-        n[:, -1] = width
-        n[:, :-1] = nxt[:, 1:]
-        inner = alive & (p >= 0) & (n < width)
-        if not inner.any():
-            return alive, as_, bs
-        p = np.maximum(p, 0)
-        n = np.minimum(n, width - 1)
-        bp, ap, bn, an = bs[rows, p], as_[rows, p], bs[rows, n], as_[rows, n]
-        drop = inner & ((as_ - ap) * (bn - bp) <= (an - ap) * (bs - bp))
-        if not drop.any():
-            return alive, as_, bs
-        alive = alive & ~drop
-        if 2 * int(alive.sum(axis=1).max()) <= width:
-            alive, as_, bs = _compact(alive, as_, bs)
+#: lines up to which the compiled envelope sorts by insertion (the dense O(m²) route, fastest
+#: for the few lines the pre-filter keeps); longer lists are heap-sorted.
+_DENSE_MAX = 32
+#: numbers of lines above which a pre-filter drops lines below three known envelope lines
+#: before sorting (typically all but 4–8 of 100 lines).
+_PREFILTER_FROM = 8
 
 
 def log_expected_max_gain(a: np.ndarray, slopes: np.ndarray) -> np.ndarray:
@@ -309,12 +181,10 @@ def log_expected_max_gain(a: np.ndarray, slopes: np.ndarray) -> np.ndarray:
     lines (i, i+1) meeting at c_i = (a_i − a_{i+1})/(b_{i+1} − b_i), the terms
     (b_{i+1} − b_i) f(−|c_i|) (:func:`log_f_neg`), here in log space (log-sum-exp).
 
-    Vectorised over rows (one row per measured arm), with no loop over lines: (for K > 64) a
-    pre-filter drops lines below a known part of the envelope (:func:`_hull_prefilter`); a
-    stable sort of all rows at once (of lines of equal slope only the largest intercept is kept);
-    then the envelope by the dense crossing test (:func:`_envelope_dense`, small problems) or by
-    rounds of parallel pruning (:func:`_envelope_pruning`). Both are exact; they differ only in
-    cost.
+    Compiled (:func:`agents.common.kernels.bayes.log_gain_rows`), one row at a time: above
+    :data:`_PREFILTER_FROM` lines a pre-filter drops the lines below three known envelope lines,
+    the rest are sorted (insertion sort up to :data:`_DENSE_MAX` lines, else heap sort) and
+    their envelope found by one monotone-chain pass. Every route is exact; they differ in cost.
 
     Args:
         a: intercepts (the current means), shape (K,).
@@ -324,48 +194,11 @@ def log_expected_max_gain(a: np.ndarray, slopes: np.ndarray) -> np.ndarray:
         Shape (R,): the log of the expected gain; ``-inf`` where the gain is 0 (all slopes equal).
 
     """
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(slopes, dtype=np.float64)
-    n_rows, k = b.shape
-    rows = np.arange(n_rows)[:, None]
-    if k > _PREFILTER_FROM:
-        full = np.broadcast_to(a, b.shape)
-        alive, as_, bs = _compact(_hull_prefilter(a, b), full, b)
-        top = bs.max(axis=1, keepdims=True) + 1.0  # padding sorts last (and stays dead)
-        bs = np.where(alive, bs, top)
-        order = np.argsort(as_, axis=1, kind="stable")
-        as_, bs, alive = as_[rows, order], bs[rows, order], alive[rows, order]
-        order = np.argsort(bs, axis=1, kind="stable")  # by slope, ties by intercept
-        as_, bs, alive = as_[rows, order], bs[rows, order], alive[rows, order]
-    else:  # one intercept vector for every row: sort the columns by it once
-        by_a = np.argsort(a, kind="stable")
-        bs = b[:, by_a]
-        order = np.argsort(bs, axis=1, kind="stable")  # by slope, ties by intercept
-        bs = bs[rows, order]
-        as_ = a[by_a][order]
-        alive = np.ones(b.shape, dtype=bool)
-    alive[:, :-1] &= bs[:, 1:] != bs[:, :-1]  # equal slopes: keep the largest intercept
-    if n_rows * bs.shape[1] ** 2 <= _DENSE_MAX:
-        alive = _envelope_dense(as_, bs, alive)
-    else:
-        alive, as_, bs = _envelope_pruning(as_, bs, alive)
-    # consecutive envelope lines (p, i): p = the previous alive line of i
-    width = bs.shape[1]
-    prev = np.maximum.accumulate(np.where(alive, np.arange(width), -1), axis=1)
-    p = np.empty_like(prev)
-    p[:, 0] = -1
-    p[:, 1:] = prev[:, :-1]
-    seg = alive & (p >= 0)
-    p = np.maximum(p, 0)
-    db = np.where(seg, bs - bs[rows, p], 1.0)
-    with np.errstate(over="ignore"):
-        c = np.abs(as_[rows, p] - as_) / db
-    terms = np.where(seg, np.log(db) + log_f_neg(c), -np.inf)
-    top = terms.max(axis=1)
-    finite = np.isfinite(top)
-    base = np.where(finite, top, 0.0)
-    with np.errstate(divide="ignore"):
-        return np.where(finite, base + np.log(np.exp(terms - base[:, None]).sum(axis=1)), -np.inf)
+    a = np.ascontiguousarray(a, dtype=np.float64)
+    b = np.ascontiguousarray(slopes, dtype=np.float64)
+    out = np.empty(b.shape[0])
+    bayes_kernels.log_gain_rows(a, b, out, _PREFILTER_FROM, _DENSE_MAX)
+    return out
 
 
 def log_knowledge_gradients(mu: np.ndarray, cov: np.ndarray, noise_var: float) -> np.ndarray:
@@ -384,8 +217,21 @@ def log_knowledge_gradients(mu: np.ndarray, cov: np.ndarray, noise_var: float) -
         Shape (K,): log ν_x (``-inf`` where measuring x cannot change the argmax).
 
     """
-    sd = np.sqrt(noise_var + np.maximum(np.diagonal(cov), 0.0))
-    return log_expected_max_gain(mu, cov / sd[:, None])
+    mu = np.ascontiguousarray(mu, dtype=np.float64)
+    k = mu.shape[0]
+    out = np.empty(k)
+    bayes_kernels.kgcb_choose(
+        mu,
+        np.ascontiguousarray(cov, dtype=np.float64),
+        float(noise_var),
+        out,
+        np.empty(2 * k),
+        np.empty(k, dtype=np.int64),
+        np.full((k, 2), -1, dtype=np.int64),
+        _PREFILTER_FROM,
+        _DENSE_MAX,
+    )
+    return out
 
 
 # --------------------------------------------------------------------------- the agents
@@ -465,18 +311,6 @@ class _BayesFixedBudget(BaseAgent):
         return None if post is None else post.mu.copy()
 
 
-def _gap_index(upper: np.ndarray, lower: np.ndarray) -> np.ndarray:
-    """B_k = max_{i≠k} U_i − L_k for every k (UGapE's gap index; O(K), top two of U)."""
-    top = int(np.argmax(upper))
-    first = float(upper[top])
-    upper[top] = -np.inf
-    second = float(upper.max())
-    upper[top] = first
-    gap = first - lower
-    gap[top] = second - lower[top]
-    return gap
-
-
 class BayesGap(_BayesFixedBudget):
     """BayesGap (Hoffman, Shahriari & de Freitas, AISTATS 2014, Algorithm 1), linear beliefs.
 
@@ -503,7 +337,8 @@ class BayesGap(_BayesFixedBudget):
     (``"min_gap"``). All ε-good (Li et al.'s adaptation, 2025, Sec. 7, whatever
     ``recommendation`` says): {i : μ̂_i ≥ max μ̂ − ε} at the end of the budget.
 
-    Cost: O(K r + r²) a pull (rank-one posterior update and O(K) indices).
+    Cost: O(K r + r²) a pull (rank-one posterior update and O(K) indices), compiled
+    (:func:`agents.common.kernels.bayes.bayesgap_choose`).
 
     Args:
         beta: ``None`` (the paper's β with the estimated H_ε) or a fixed β > 0.
@@ -561,35 +396,25 @@ class BayesGap(_BayesFixedBudget):
         self._beta_t = math.inf
         self._min_gap = math.inf
         self._min_gap_arm = 0
-
-    def _beta(self, mu: np.ndarray, sd: np.ndarray) -> float:
-        """β of Theorem 1 with the estimated hardness Ĥ_ε (or the fixed ``beta``)."""
-        if self.beta is not None:
-            return float(self.beta)
-        wide = 3.0 * sd
-        b3 = _gap_index(mu + wide, mu - wide)
-        inv_h = 1.0 / np.maximum(0.5 * (np.abs(b3) + self._gap_eps), self._h_floor)
-        hardness = float(inv_h @ inv_h)
-        return math.sqrt(self._beta_num / (4.0 * hardness))
+        self._sd = np.empty(k)
 
     def _choose(self) -> int:
-        post = self._post
         if self.n_arms == 1:
             return 0
-        mu, sd = post.mu, post.sd
-        beta = self._beta(mu, sd)
+        post = self._post
+        arm, beta, cand, gap = bayes_kernels.bayesgap_choose(
+            post.mu,
+            post.var,
+            self._sd,
+            0.0 if self.beta is None else float(self.beta),
+            self._beta_num,
+            self._gap_eps,
+            self._h_floor,
+        )
         self._beta_t = beta
-        width = beta * sd
-        upper, lower = mu + width, mu - width
-        gap = _gap_index(upper, lower)
-        cand = int(np.argmin(gap))
-        if gap[cand] < self._min_gap:
-            self._min_gap, self._min_gap_arm = float(gap[cand]), cand
-        saved = float(upper[cand])
-        upper[cand] = -np.inf
-        challenger = int(np.argmax(upper))  # argmax_{k≠J} U_k
-        upper[cand] = saved
-        return cand if sd[cand] >= sd[challenger] else challenger
+        if gap < self._min_gap:
+            self._min_gap, self._min_gap_arm = gap, cand
+        return arm
 
     def recommend(self) -> Answer:
         """Best arm: argmax μ̂ or Ω_T (``min_gap``); all ε-good: {i : μ̂_i ≥ max μ̂ − ε}."""
@@ -623,8 +448,9 @@ class KGCB(_BayesFixedBudget):
     **Answer** (fixed budget T): best arm: argmax μⁿ; all ε-good (Li et al.'s adaptation, 2025,
     Sec. 7): {i : μ_iⁿ ≥ max μⁿ − ε}.
 
-    Cost per pull: O(K² log K) for the sort plus O(K²) per pruning round of the envelope
-    (a few rounds in practice), and O(K² + K r) for the update.
+    Cost per pull (compiled, :func:`agents.common.kernels.bayes.kgcb_choose`): O(K²) for the
+    pre-filter of every measurement's lines, plus the sort and envelope of the few lines it
+    keeps (O(m log m) for m of them; O(K² log K) at worst), and O(K² + K r) for the update.
 
     Args:
         prior_mean: m₀, a number (every coordinate) or one number per feature.
@@ -646,18 +472,37 @@ class KGCB(_BayesFixedBudget):
     def __init__(self, prior_mean: float | np.ndarray = 0.0, prior_std: float = 1.0) -> None:
         super().__init__(prior_mean=prior_mean, prior_std=prior_std)
 
+    def _on_reset(self, spec: ProblemSpec) -> None:
+        super()._on_reset(spec)
+        k = spec.n_arms
+        self._out = np.empty(k)
+        self._work = np.empty(2 * k)
+        self._idx = np.empty(k, dtype=np.int64)
+        self._ends = np.full((k, 2), -1, dtype=np.int64)
+
     def _choose(self) -> int:
         post = self._post
-        logkg = log_knowledge_gradients(post.mu, post.cov, post.noise_var)
+        logkg = self._out
+        first, ties = bayes_kernels.kgcb_choose(
+            post.mu,
+            post.cov,
+            post.noise_var,
+            logkg,
+            self._work,
+            self._idx,
+            self._ends,
+            _PREFILTER_FROM,
+            _DENSE_MAX,
+        )
         self._logkg = logkg
+        if ties == 1:
+            return first
         top = float(logkg.max())
         if top == -math.inf:
-            ties = np.arange(self.n_arms)
+            tied = np.arange(self.n_arms)
         else:
-            ties = np.flatnonzero(logkg >= top - 1e-12 * max(1.0, abs(top)))
-        if ties.size == 1:
-            return int(ties[0])
-        return int(ties[int(self.rng.integers(ties.size))])
+            tied = np.flatnonzero(logkg >= top - 1e-12 * max(1.0, abs(top)))
+        return int(tied[int(self.rng.integers(tied.size))])
 
     @property
     def knowledge_gradients(self) -> np.ndarray | None:
