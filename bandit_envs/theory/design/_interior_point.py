@@ -25,6 +25,11 @@ IP_MIN_TOL = 1e-8
 _IP_KEEP_ARM = 1e-6
 #: Arms added to the interior-point working set per round (column generation).
 _IP_ADD_ARMS = 200
+#: From this many arms in a restricted problem, the Newton matrix's ``JᵀDJ`` term is a symmetric
+#: rank-``m`` update of its lower triangle (BLAS ``dsyrk``) factorised by LAPACK ``dpotrf``;
+#: below, the full product and ``numpy.linalg.cholesky`` (every smaller solve bit for bit as
+#: before).
+IP_SYRK_MIN_ARMS = 1000
 
 
 def _ip_evaluate(
@@ -91,15 +96,29 @@ def _ip_dense_step(
         lz = zr[:, iu] * zr[:, ju] * sq
         ly = yr[:, iu] * yr[:, ju] * sq
         hmat += lz @ (((ly.T * (c * c * dd)) @ ly) @ lz.T)
+    elif n >= IP_SYRK_MIN_ARMS:
+        # Only the lower triangle: a symmetric rank-m update (half the flops of the product).
+        from scipy.linalg.blas import dsyrk
+
+        hmat += dsyrk(1.0, np.sqrt(dd)[:, None] * jac, trans=1, lower=1)
     else:
         hmat += (jac.T * dd) @ jac
     hmat[np.arange(n), np.arange(n)] += nu / w
     b = jac.T @ dd
     scale = 1.0 / np.sqrt(np.maximum(np.diag(hmat), 1e-300))
-    try:
-        chol = np.linalg.cholesky(hmat * scale[:, None] * scale[None, :])
-    except np.linalg.LinAlgError:
-        chol = None
+    chol: FloatArray | None
+    if n >= IP_SYRK_MIN_ARMS and m <= 2 * p:
+        from scipy.linalg.lapack import dpotrf
+
+        chol, info = dpotrf(hmat * scale[:, None] * scale[None, :], lower=1, clean=1)
+        if info != 0:
+            chol = None
+            hmat = np.tril(hmat) + np.tril(hmat, -1).T  # the full matrix, for the LU fallback
+    else:
+        try:
+            chol = np.linalg.cholesky(hmat * scale[:, None] * scale[None, :])
+        except np.linalg.LinAlgError:
+            chol = None
     if chol is not None:
         from scipy.linalg import cho_solve
 

@@ -17,6 +17,9 @@ from bandit_envs.theory.design._interior_point import (
 
 #: Rows of arms per block of :func:`pair_scan` (a block holds ``_PAIR_BLOCK × K`` values).
 _PAIR_BLOCK = 256
+#: From this many arms, :func:`pair_scan` screens the pairs in float32 (with a rigorous margin);
+#: below, in float64 (every design on the library's standard instances, bit for bit as before).
+SCAN_FLOAT32_MIN_ARMS = 2000
 
 
 #: Pairs added to the working set per round of :func:`xy_pair_generation`.
@@ -54,10 +57,22 @@ def pair_scan(
     The ``K(K−1)/2`` values are never stored: blocks of :data:`_PAIR_BLOCK` rows are compared
     with the rows after them by one matrix product of the augmented coordinates
     ``[v_i, ‖v_i‖², 1]·[−2v_j, 1, ‖v_j‖²] = ‖v_i − v_j‖²`` (``O(K²r)`` flops in BLAS, ``O(K)``
-    memory per block row). The products' rounding error is at most about
-    ``(r + 2)·ε·(‖v_i‖² + ‖v_j‖²)``; pairs are screened with a margin of 16 times that bound
-    and the values of the kept pairs are recomputed from the differences, so the maximum and
-    the selection are those of the exact values.
+    memory per block row); the pairs at or above a threshold are kept. The values of the kept
+    pairs are recomputed from the differences in float64, so the maximum and the selection are
+    those of the exact values, provided the screen's margin bounds the products' rounding error:
+
+    * below :data:`SCAN_FLOAT32_MIN_ARMS` rows, float64 products; their error is at most about
+      ``(r + 2)·ε·(‖v_i‖² + ‖v_j‖²)`` and the margin is 16 times that bound;
+    * from :data:`SCAN_FLOAT32_MIN_ARMS` rows, a float32 screen (half the bytes and twice the
+      BLAS rate of the float64 products, which are the scan's whole cost at 10⁴ arms) on the
+      coordinates centred at their mean (the differences do not change; the norms, hence the
+      error, shrink). With ``u = 2⁻²⁴``, rounding the ``r + 2`` entries of both factors to
+      float32 and summing in any order errs by at most ``((r + 2)u/(1 − (r + 2)u) + 2u + u²)``
+      times ``Σ_k |ℓ_k ρ_k| ≤ 2(‖v_i‖² + ‖v_j‖²) ≤ 4 max ‖v‖²`` (Higham 2002, Accuracy and
+      Stability of Numerical Algorithms, Lemma 3.1 and eq. (3.5)); the margin is twice that
+      bound, and is subtracted twice from the running maximum (screened value of the largest
+      pair ``≥`` its exact value − margin ``≥`` any exact value − margin ``≥`` any screened
+      value − 2·margin), so the largest pair and every pair above the threshold are kept.
 
     Args:
         v: Whitened arm coordinates (:func:`_whitened`), shape ``(K, r)``.
@@ -70,10 +85,21 @@ def pair_scan(
         (ties: increasing ``(i, j)``).
     """
     k, r = v.shape
-    sq = np.einsum("ij,ij->i", v, v)
-    left = np.hstack([v, sq[:, None], np.ones((k, 1))])
-    right = np.hstack([-2.0 * v, np.ones((k, 1)), sq[:, None]])
-    margin = 16.0 * (r + 2) * np.finfo(float).eps * 2.0 * float(sq.max(initial=0.0))
+    if k >= SCAN_FLOAT32_MIN_ARMS:
+        vc = v - v.mean(axis=0)
+        sq = np.einsum("ij,ij->i", vc, vc)
+        left = np.hstack([vc, sq[:, None], np.ones((k, 1))]).astype(np.float32)
+        right = np.hstack([-2.0 * vc, np.ones((k, 1)), sq[:, None]]).astype(np.float32)
+        u = float(np.finfo(np.float32).eps) / 2.0
+        n = r + 2
+        gamma = n * u / (1.0 - n * u) + 2.0 * u + u * u
+        # Twice the bound (the margin), subtracted twice from the threshold.
+        screen = 2.0 * (2.0 * gamma * 4.0 * float(sq.max(initial=0.0)))
+    else:
+        sq = np.einsum("ij,ij->i", v, v)
+        left = np.hstack([v, sq[:, None], np.ones((k, 1))])
+        right = np.hstack([-2.0 * v, np.ones((k, 1)), sq[:, None]])
+        screen = 16.0 * (r + 2) * np.finfo(float).eps * 2.0 * float(sq.max(initial=0.0))
     running = -math.inf
     found_i: list[IntArray] = []
     found_j: list[IntArray] = []
@@ -83,8 +109,11 @@ def pair_scan(
         block[np.tril_indices(stop - start)] = -math.inf  # j <= i
         flat = block.ravel()
         running = max(running, float(flat.max()))
-        thr = min(max(floor, frac * running), running) - margin  # the maximum is always kept
-        idx = np.flatnonzero(flat >= thr)
+        thr = min(max(floor, frac * running), running) - screen  # the maximum is always kept
+        thr_b = flat.dtype.type(thr)  # in the block's precision, never above thr
+        if thr_b > thr:
+            thr_b = np.nextafter(thr_b, flat.dtype.type(-math.inf))
+        idx = np.flatnonzero(flat >= thr_b)
         if idx.size > cap:
             idx = idx[np.argpartition(-flat[idx], cap - 1)[:cap]]
         bi, bj = np.divmod(idx, block.shape[1])
@@ -115,6 +144,7 @@ def xy_pair_generation(
     warm: bool,
     max_rounds: int = 50,
     among: IntArray | None = None,
+    spanning: IntArray | None = None,
 ) -> tuple[FloatArray, float, float, int, bool]:
     """XY design by interior point on working sets of pairs and of arms (pairs never stored).
 
@@ -131,6 +161,9 @@ def xy_pair_generation(
     With ``among`` (sorted arm indices), the targets are the pairs of those arms only: the scans
     run on their whitened coordinates and the pairs are mapped back to arm indices, while the
     design, the pricing of arms and the certificate stay over all ``K`` arms.
+
+    ``spanning`` (the support of :func:`spanning_start` on ``z``, always kept in the working
+    set of arms) is computed here unless the caller already has it.
 
     Returns:
         ``(best_w, best_value, best_lower_bound, iterations, converged)``.
@@ -152,7 +185,8 @@ def xy_pair_generation(
     scale = top
     c = 1.0 / scale
     keys = pi * k + pj
-    spanning = np.flatnonzero(spanning_start(z) > 0)
+    if spanning is None:
+        spanning = np.flatnonzero(spanning_start(z) > 0)
     if k <= IP_START_ARMS:
         arms = np.arange(k)
     else:
