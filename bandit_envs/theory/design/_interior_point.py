@@ -74,6 +74,7 @@ def _ip_dense_step(
     rhs1: FloatArray,
     rhs2: float,
     rhs3: float,
+    symmetric: bool = False,
 ) -> FloatArray | None:
     """The reduced Newton system of :func:`ip_restricted` in ``(Δw, Δt, Δη)``.
 
@@ -82,9 +83,11 @@ def _ip_dense_step(
     With ``Z̃ = Z R⁻¹`` and ``Ỹ = Y R⁻¹`` (so ``u_kj = z̃_k·ỹ_j``), ``Σ_j λ_j∇²f_j =
     2 (Z̃Z̃ᵀ) ∘ (Z̃ M Z̃ᵀ)`` with ``M = Ỹᵀ diag(cλ) Ỹ``, and ``JᵀDJ = L_Z (L_Yᵀ diag(c²λ/s) L_Y) L_Zᵀ``
     with ``L`` the rows' ``svec(z̃ z̃ᵀ)`` (used when it is cheaper than forming ``JᵀDJ``
-    directly): ``O(n² r²)`` instead of ``O(n² J')``. ``H`` is factorised by Cholesky after a
-    Jacobi scaling and the two bordering rows are eliminated (LU of the whole system if the
-    factorisation fails). Returns the solution, or ``None`` if the system is singular.
+    directly): ``O(n² r²)`` instead of ``O(n² J')``. From :data:`IP_SYRK_MIN_ARMS` arms, or
+    with ``symmetric``, ``JᵀDJ`` is a symmetric rank update of the lower triangle only (BLAS
+    ``dsyrk``, half the flops) factorised by LAPACK ``dpotrf``. ``H`` is factorised by Cholesky
+    after a Jacobi scaling and the two bordering rows are eliminated (LU of the whole system if
+    the factorisation fails). Returns the solution, or ``None`` if the system is singular.
     """
     n, r = zr.shape
     m = yr.shape[0]
@@ -96,7 +99,7 @@ def _ip_dense_step(
         lz = zr[:, iu] * zr[:, ju] * sq
         ly = yr[:, iu] * yr[:, ju] * sq
         hmat += lz @ (((ly.T * (c * c * dd)) @ ly) @ lz.T)
-    elif n >= IP_SYRK_MIN_ARMS:
+    elif n >= IP_SYRK_MIN_ARMS or symmetric:
         # Only the lower triangle: a symmetric rank-m update (half the flops of the product).
         from scipy.linalg.blas import dsyrk
 
@@ -107,7 +110,7 @@ def _ip_dense_step(
     b = jac.T @ dd
     scale = 1.0 / np.sqrt(np.maximum(np.diag(hmat), 1e-300))
     chol: FloatArray | None
-    if n >= IP_SYRK_MIN_ARMS and m <= 2 * p:
+    if (n >= IP_SYRK_MIN_ARMS or symmetric) and m <= 2 * p:
         from scipy.linalg.lapack import dpotrf
 
         chol, info = dpotrf(hmat * scale[:, None] * scale[None, :], lower=1, clean=1)
@@ -145,7 +148,13 @@ def _ip_dense_step(
 
 
 def ip_restricted(
-    z: FloatArray, y: FloatArray, c: FloatArray, w: FloatArray, tol: float, max_iter: int
+    z: FloatArray,
+    y: FloatArray,
+    c: FloatArray,
+    w: FloatArray,
+    tol: float,
+    max_iter: int,
+    symmetric: bool = False,
 ) -> tuple[FloatArray, float, FloatArray, int]:
     """Primal–dual interior point for ``min t`` s.t. ``f_j(w) ≤ t``, ``Σw = 1``, ``w ≥ 0``.
 
@@ -206,7 +215,7 @@ def ip_restricted(
         comp_w = mu_b - nu * w
         rhs1 = -r_d - jac.T @ (dd * r_x) - jac.T @ (comp_s / s) + comp_w / w
         rhs2 = -(r_t - cast(float, dd @ r_x) - float((comp_s / s).sum()))  # 1-D @ 1-D: a scalar
-        sol = _ip_dense_step(zr, yr, c, lam, dd, jac, nu, w, rhs1, rhs2, -r_e)
+        sol = _ip_dense_step(zr, yr, c, lam, dd, jac, nu, w, rhs1, rhs2, -r_e, symmetric)
         if sol is None:
             break
         dw, dt, deta = sol[:n], float(sol[n]), float(sol[n + 1])

@@ -26,6 +26,10 @@ SCAN_FLOAT32_MIN_ARMS = 2000
 _XY_ADD_PAIRS = 200
 #: Arms whose weight is below this fraction of the largest leave the pair-generation working set.
 _XY_KEEP_ARM = 1e-3
+#: From this many arms, every restricted solve of :func:`xy_pair_generation` forms its Newton
+#: matrix by the symmetric rank update (``ip_restricted``'s ``symmetric``), whatever the size of
+#: the working set; below, as :func:`ip_restricted` decides (bit for bit as before).
+XY_SYRK_MIN_ARMS = 2000
 
 
 def _whitened(z: FloatArray, w: FloatArray) -> FloatArray:
@@ -207,13 +211,14 @@ def xy_pair_generation(
     # far from the answer (large certified gap), are solved roughly.
     rel_gap, tighten = 1.0, 1.0
     converged = False
+    large = k >= XY_SYRK_MIN_ARMS
     for _ in range(max_rounds):
         keys = np.sort(keys)
         pi, pj = keys // k, keys % k
         y = z[pi] - z[pj]
         inner_tol = max(IP_MIN_TOL, 0.1 * tighten * max(tol, rel_gap) / (keys.size + arms.size))
         w_arms, t, lam, its = ip_restricted(
-            z[arms], y, np.full(keys.size, c), w_arms, inner_tol, max_iter
+            z[arms], y, np.full(keys.size, c), w_arms, inner_tol, max_iter, large
         )
         total += its
         w = np.zeros(k)
