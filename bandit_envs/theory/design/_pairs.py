@@ -28,8 +28,15 @@ _XY_ADD_PAIRS = 200
 _XY_KEEP_ARM = 1e-3
 #: From this many arms, every restricted solve of :func:`xy_pair_generation` forms its Newton
 #: matrix by the symmetric rank update (``ip_restricted``'s ``symmetric``), whatever the size of
-#: the working set; below, as :func:`ip_restricted` decides (bit for bit as before).
+#: the working set, and a warm start's first working sets are those of a near-optimal design
+#: (:func:`xy_pair_generation`); below, as :func:`ip_restricted` decides and with the cold
+#: working sets (bit for bit as before).
 XY_SYRK_MIN_ARMS = 2000
+#: From :data:`XY_SYRK_MIN_ARMS` arms, a warm start's first working set of pairs is the pairs
+#: within this fraction of the largest at the start design (at most :data:`_XY_WARM_PAIRS`).
+_XY_WARM_FRAC = 0.99
+#: Most pairs in a warm start's first working set (from :data:`XY_SYRK_MIN_ARMS` arms).
+_XY_WARM_PAIRS = 1000
 
 
 def _whitened(z: FloatArray, w: FloatArray) -> FloatArray:
@@ -175,15 +182,19 @@ def xy_pair_generation(
     k, r = z.shape
 
     def scan(
-        v: FloatArray, floor: float, frac: float
+        v: FloatArray, floor: float, frac: float, cap: int = _XY_ADD_PAIRS
     ) -> tuple[float, IntArray, IntArray, FloatArray]:
         if among is None:
-            return pair_scan(v, floor, frac, _XY_ADD_PAIRS)
-        top, si, sj, sf = pair_scan(v[among], floor, frac, _XY_ADD_PAIRS)
+            return pair_scan(v, floor, frac, cap)
+        top, si, sj, sf = pair_scan(v[among], floor, frac, cap)
         return top, among[si], among[sj], sf  # among is sorted: among[si] < among[sj]
 
+    large = k >= XY_SYRK_MIN_ARMS
     v = _whitened(z, w0)
-    top, pi, pj, pf = scan(v, 0.0, 0.5)
+    if warm and large:
+        top, pi, pj, pf = scan(v, 0.0, _XY_WARM_FRAC, _XY_WARM_PAIRS)
+    else:
+        top, pi, pj, pf = scan(v, 0.0, 0.5)
     if top <= 0.0:  # all (target) arms coincide: every difference is 0
         return w0, 0.0, 0.0, 0, True
     scale = top
@@ -197,7 +208,9 @@ def xy_pair_generation(
         d0 = _pair_scores(v, v[pi] - v[pj], pf / pf.sum() * c)
         arms = np.argpartition(-d0, IP_START_ARMS // 2)[: IP_START_ARMS // 2]
         arms = np.union1d(spanning, arms)
-        if warm:
+        if warm and large:
+            arms = np.union1d(arms, np.flatnonzero(w0 >= _XY_KEEP_ARM * float(w0.max())))
+        elif warm:
             arms = np.union1d(arms, heaviest_arms(w0))
     if warm:
         w_arms = w0[arms] + 1e-3 / arms.size
@@ -211,7 +224,6 @@ def xy_pair_generation(
     # far from the answer (large certified gap), are solved roughly.
     rel_gap, tighten = 1.0, 1.0
     converged = False
-    large = k >= XY_SYRK_MIN_ARMS
     for _ in range(max_rounds):
         keys = np.sort(keys)
         pi, pj = keys // k, keys % k
