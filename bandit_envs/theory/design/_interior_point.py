@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from functools import partial
 from typing import cast
 
 import numpy as np
@@ -62,7 +64,7 @@ def _fraction_to_boundary(v: FloatArray, dv: FloatArray, frac: float = 0.995) ->
     return min(1.0, frac * float(np.min(-v[neg] / dv[neg])))
 
 
-def _ip_dense_step(
+def _ip_newton(
     zr: FloatArray,
     yr: FloatArray,
     c: FloatArray,
@@ -71,12 +73,9 @@ def _ip_dense_step(
     jac: FloatArray,
     nu: FloatArray,
     w: FloatArray,
-    rhs1: FloatArray,
-    rhs2: float,
-    rhs3: float,
     symmetric: bool = False,
-) -> FloatArray | None:
-    """The reduced Newton system of :func:`ip_restricted` in ``(Δw, Δt, Δη)``.
+) -> Callable[[FloatArray, float, float], FloatArray | None]:
+    """The reduced Newton system of :func:`ip_restricted` in ``(Δw, Δt, Δη)``, factorised once.
 
     ``[[H, −b, 1], [−bᵀ, Σ_j λ_j/s_j, 0], [1ᵀ, 0, 0]]`` with
     ``H = Σ_j λ_j∇²f_j + Jᵀ diag(λ/s) J + diag(ν/w)`` (positive definite) and ``b = Jᵀ(λ/s)``.
@@ -87,7 +86,11 @@ def _ip_dense_step(
     with ``symmetric``, ``JᵀDJ`` is a symmetric rank update of the lower triangle only (BLAS
     ``dsyrk``, half the flops) factorised by LAPACK ``dpotrf``. ``H`` is factorised by Cholesky
     after a Jacobi scaling and the two bordering rows are eliminated (LU of the whole system if
-    the factorisation fails). Returns the solution, or ``None`` if the system is singular.
+    the factorisation fails).
+
+    Returns:
+        ``solve(rhs1, rhs2, rhs3)``: the solution for one right-hand side (several solves share
+        the factorisation), or ``None`` if the system is singular.
     """
     n, r = zr.shape
     m = yr.shape[0]
@@ -123,17 +126,45 @@ def _ip_dense_step(
         except np.linalg.LinAlgError:
             chol = None
     if chol is not None:
-        from scipy.linalg import cho_solve
+        return partial(_ip_cholesky_solve, chol, scale, b, dd)
+    return partial(_ip_lu_solve, hmat, b, dd, scale)
 
-        rhs = np.column_stack([rhs1, b, np.ones(n)]) * scale[:, None]
-        x = cho_solve((chol, True), rhs, check_finite=False) * scale[:, None]
-        # H Δw − bΔt + 1Δη = rhs1 ⇒ Δw = x0 + x1Δt − x2Δη; then the rows of Δt and Δη.
-        mat2 = np.array([[dd.sum() - b @ x[:, 1], b @ x[:, 2]], [x[:, 1].sum(), -x[:, 2].sum()]])
-        try:
-            dt, deta = np.linalg.solve(mat2, [rhs2 + b @ x[:, 0], rhs3 - x[:, 0].sum()])
-        except np.linalg.LinAlgError:
-            return None
-        return np.r_[x[:, 0] + x[:, 1] * dt - x[:, 2] * deta, dt, deta]
+
+def _ip_cholesky_solve(
+    chol: FloatArray,
+    scale: FloatArray,
+    b: FloatArray,
+    dd: FloatArray,
+    rhs1: FloatArray,
+    rhs2: float,
+    rhs3: float,
+) -> FloatArray | None:
+    """Solve the system of :func:`_ip_newton` from the Cholesky factor of the scaled ``H``."""
+    from scipy.linalg import cho_solve
+
+    n = b.size
+    rhs = np.column_stack([rhs1, b, np.ones(n)]) * scale[:, None]
+    x = cho_solve((chol, True), rhs, check_finite=False) * scale[:, None]
+    # H Δw − bΔt + 1Δη = rhs1 ⇒ Δw = x0 + x1Δt − x2Δη; then the rows of Δt and Δη.
+    mat2 = np.array([[dd.sum() - b @ x[:, 1], b @ x[:, 2]], [x[:, 1].sum(), -x[:, 2].sum()]])
+    try:
+        dt, deta = np.linalg.solve(mat2, [rhs2 + b @ x[:, 0], rhs3 - x[:, 0].sum()])
+    except np.linalg.LinAlgError:
+        return None
+    return np.r_[x[:, 0] + x[:, 1] * dt - x[:, 2] * deta, dt, deta]
+
+
+def _ip_lu_solve(
+    hmat: FloatArray,
+    b: FloatArray,
+    dd: FloatArray,
+    scale: FloatArray,
+    rhs1: FloatArray,
+    rhs2: float,
+    rhs3: float,
+) -> FloatArray | None:
+    """Solve the system of :func:`_ip_newton` by LU of the whole bordered matrix (fallback)."""
+    n = b.size
     kkt = np.zeros((n + 2, n + 2))
     kkt[:n, :n] = hmat
     kkt[:n, n] = kkt[n, :n] = -b
@@ -211,17 +242,42 @@ def ip_restricted(
             mu_b = max(0.1 * tol * scale, min(0.2 * mu_b, mu_b**1.5))
         it += 1
         dd = lam / s
-        comp_s = mu_b - lam * s
-        comp_w = mu_b - nu * w
+        solve = _ip_newton(zr, yr, c, lam, dd, jac, nu, w, symmetric)
+        if symmetric:
+            # Mehrotra's predictor–corrector: the affine-scaling direction (target μ = 0) gives
+            # the centring σ = (μ_aff/μ)³ and the second-order term of the corrector.
+            comp_s = -lam * s
+            comp_w = -nu * w
+        else:
+            comp_s = mu_b - lam * s
+            comp_w = mu_b - nu * w
         rhs1 = -r_d - jac.T @ (dd * r_x) - jac.T @ (comp_s / s) + comp_w / w
         rhs2 = -(r_t - cast(float, dd @ r_x) - float((comp_s / s).sum()))  # 1-D @ 1-D: a scalar
-        sol = _ip_dense_step(zr, yr, c, lam, dd, jac, nu, w, rhs1, rhs2, -r_e, symmetric)
+        sol = solve(rhs1, rhs2, -r_e)
         if sol is None:
             break
         dw, dt, deta = sol[:n], float(sol[n]), float(sol[n + 1])
         dlam = dd * (jac @ dw - dt + r_x) + comp_s / s
         ds = (comp_s - s * dlam) / lam
         dnu = (comp_w - nu * dw) / w
+        if symmetric:
+            a_p = min(_fraction_to_boundary(w, dw, 1.0), _fraction_to_boundary(s, ds, 1.0))
+            a_d = min(_fraction_to_boundary(lam, dlam, 1.0), _fraction_to_boundary(nu, dnu, 1.0))
+            mu_aff = float(
+                ((lam + a_d * dlam) @ (s + a_p * ds) + (nu + a_d * dnu) @ (w + a_p * dw)) / (m + n)
+            )
+            target = max(0.1 * tol * scale, min(1.0, max(mu_aff, 0.0) / mu) ** 3 * mu)
+            comp_s = target - lam * s - dlam * ds
+            comp_w = target - nu * w - dnu * dw
+            rhs1 = -r_d - jac.T @ (dd * r_x) - jac.T @ (comp_s / s) + comp_w / w
+            rhs2 = -(r_t - cast(float, dd @ r_x) - float((comp_s / s).sum()))
+            sol = solve(rhs1, rhs2, -r_e)
+            if sol is None:
+                break
+            dw, dt, deta = sol[:n], float(sol[n]), float(sol[n + 1])
+            dlam = dd * (jac @ dw - dt + r_x) + comp_s / s
+            ds = (comp_s - s * dlam) / lam
+            dnu = (comp_w - nu * dw) / w
         a_p = min(_fraction_to_boundary(w, dw), _fraction_to_boundary(s, ds))
         a_d = min(_fraction_to_boundary(lam, dlam), _fraction_to_boundary(nu, dnu))
         while True:  # keep A(w) invertible (it always is for w > 0 on a spanning set)

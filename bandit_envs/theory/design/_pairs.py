@@ -156,6 +156,7 @@ def xy_pair_generation(
     max_rounds: int = 50,
     among: IntArray | None = None,
     spanning: IntArray | None = None,
+    near_optimal: bool = False,
 ) -> tuple[FloatArray, float, float, int, bool]:
     """XY design by interior point on working sets of pairs and of arms (pairs never stored).
 
@@ -172,6 +173,11 @@ def xy_pair_generation(
     With ``among`` (sorted arm indices), the targets are the pairs of those arms only: the scans
     run on their whitened coordinates and the pairs are mapped back to arm indices, while the
     design, the pricing of arms and the certificate stay over all ``K`` arms.
+
+    ``near_optimal`` says that ``w0`` is a caller's start, such as the optimum on nearby
+    features: from :data:`XY_SYRK_MIN_ARMS` arms, the first working sets are then the pairs
+    within 1% of the largest and the arms of weight at least :data:`_XY_KEEP_ARM` times the
+    largest (the likely active pairs and support of the optimum).
 
     ``spanning`` (the support of :func:`spanning_start` on ``z``, always kept in the working
     set of arms) is computed here unless the caller already has it.
@@ -191,7 +197,7 @@ def xy_pair_generation(
 
     large = k >= XY_SYRK_MIN_ARMS
     v = _whitened(z, w0)
-    if warm and large:
+    if near_optimal and large:
         top, pi, pj, pf = scan(v, 0.0, _XY_WARM_FRAC, _XY_WARM_PAIRS)
     else:
         top, pi, pj, pf = scan(v, 0.0, 0.5)
@@ -208,7 +214,7 @@ def xy_pair_generation(
         d0 = _pair_scores(v, v[pi] - v[pj], pf / pf.sum() * c)
         arms = np.argpartition(-d0, IP_START_ARMS // 2)[: IP_START_ARMS // 2]
         arms = np.union1d(spanning, arms)
-        if warm and large:
+        if near_optimal and large:
             arms = np.union1d(arms, np.flatnonzero(w0 >= _XY_KEEP_ARM * float(w0.max())))
         elif warm:
             arms = np.union1d(arms, heaviest_arms(w0))

@@ -170,6 +170,7 @@ def xy_design(
         True,
         among=None if sub is None else np.sort(sub),
         spanning=spanning,
+        near_optimal=init is not None,
     )
     return DesignResult(
         weights=w, value=value, lower_bound=lower, iterations=iters, converged=converged
