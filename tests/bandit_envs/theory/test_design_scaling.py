@@ -217,6 +217,48 @@ def test_ip_restricted_symmetric_update_matches_the_full_product():
     np.testing.assert_allclose(new[2], old[2], rtol=1e-6, atol=1e-12)
 
 
+def test_ip_restricted_predictor_corrector_reaches_the_same_optimum():
+    """The symmetric (large-problem) path is Mehrotra's predictor–corrector: same optimum."""
+    rng = np.random.default_rng(26)
+    k, r, m = 120, 6, 40
+    z = rng.standard_normal((k, r))
+    y = z[rng.integers(k, size=m)] - z[rng.integers(k, size=m)]
+    c = np.full(m, 1.0 / r)
+    w0 = np.full(k, 1.0 / k)
+    new = ip_restricted(z, y, c, w0, 1e-9, 200, True)
+    old = ip_restricted(z, y, c, w0, 1e-9, 200)
+    assert new[3] < 200 and old[3] < 200
+    assert new[1] == pytest.approx(old[1], rel=1e-6)
+    for w in (new[0], old[0]):  # t is the restricted optimum: max_j f_j(w) at the design
+        inv = np.linalg.inv((z.T * w) @ z)
+        assert float(np.max(c * np.einsum("ji,ik,jk->j", y, inv, y))) == pytest.approx(
+            old[1], rel=1e-6
+        )
+    assert new[2].sum() == pytest.approx(1.0, abs=1e-6)
+
+
+@pytest.mark.parametrize(("k", "h"), [(90, 4), (200, 6)])
+def test_large_pair_generation_path_agrees_with_the_materialised_solver(k, h):
+    """From XY_SYRK_MIN_ARMS arms (lowered here): predictor–corrector solves and, from a
+    caller's init, the near-optimal working sets; certified against the materialised solver."""
+    x = feats(k, h, 31 + k)
+    dense = xy_design(x, method="interior_point", tol=1e-4)
+    moved = x + 1e-3 * feats(k, h, 32 + k)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(pairs_module, "XY_SYRK_MIN_ARMS", 2)
+        lazy = xy_design(x, method="pair_generation", tol=1e-4)
+        warm = xy_design(moved, method="pair_generation", tol=1e-4, init=lazy.weights)
+    assert lazy.converged and lazy.relative_gap <= 1e-4
+    assert lazy.value == pytest.approx(xy_value(x, lazy.weights), rel=1e-9)
+    assert lazy.lower_bound <= dense.value * (1 + 1e-9)
+    assert dense.lower_bound <= lazy.value * (1 + 1e-9)
+    assert warm.converged and warm.relative_gap <= 1e-4
+    assert warm.value == pytest.approx(xy_value(moved, warm.weights), rel=1e-9)
+    dense_moved = xy_design(moved, method="interior_point", tol=1e-4)
+    assert warm.lower_bound <= dense_moved.value * (1 + 1e-9)
+    assert dense_moved.lower_bound <= warm.value * (1 + 1e-9)
+
+
 @pytest.mark.parametrize(("k", "h"), [(30, 2), (60, 5), (80, 12)])
 def test_pair_generation_agrees_with_the_materialised_solvers(k, h):
     x = feats(k, h, 21 + k)
