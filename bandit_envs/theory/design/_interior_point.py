@@ -197,7 +197,14 @@ def ip_restricted(
     ``u_j = Z A⁻¹ y_j``. The barrier parameter ``μ`` is decreased (``μ ← min(μ/5, μ^1.5)``)
     once the KKT error is below ``10μ`` (the monotone strategy of IPOPT, Wächter & Biegler
     2006); steps stop at 99.5% of the way to the boundary of ``w, s ≥ 0`` and ``λ, ν ≥ 0``.
-    The Newton system is reduced to ``(w, t, η)`` (:func:`_ip_dense_step`).
+    The Newton system is reduced to ``(w, t, η)`` (:func:`_ip_newton`).
+
+    With ``symmetric`` (large problems), the Newton matrix is always the symmetric rank update
+    and each step is Mehrotra's predictor–corrector (Mehrotra 1992, "On the implementation of a
+    primal–dual interior point method", SIAM J. Optim. 2(4)) instead of the monotone update: the
+    affine-scaling direction (target ``μ = 0``) gives ``μ_aff`` after a full step to the
+    boundary, the target ``σμ`` with ``σ = (μ_aff/μ)³`` (at least ``0.1·tol``), and the
+    second-order term ``Δλ_aff∘Δs_aff`` of the corrector; both solves share one factorisation.
 
     Returns:
         ``(w, t, λ, iterations)``: the design, the epigraph variable, the multipliers of the
