@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from functools import partial
 from typing import cast
 
 import numpy as np
@@ -25,6 +27,11 @@ IP_MIN_TOL = 1e-8
 _IP_KEEP_ARM = 1e-6
 #: Arms added to the interior-point working set per round (column generation).
 _IP_ADD_ARMS = 200
+#: From this many arms in a restricted problem, the Newton matrix's ``JᵀDJ`` term is a symmetric
+#: rank-``m`` update of its lower triangle (BLAS ``dsyrk``) factorised by LAPACK ``dpotrf``;
+#: below, the full product and ``numpy.linalg.cholesky`` (every smaller solve bit for bit as
+#: before).
+IP_SYRK_MIN_ARMS = 1000
 
 
 def _ip_evaluate(
@@ -57,7 +64,7 @@ def _fraction_to_boundary(v: FloatArray, dv: FloatArray, frac: float = 0.995) ->
     return min(1.0, frac * float(np.min(-v[neg] / dv[neg])))
 
 
-def _ip_dense_step(
+def _ip_newton(
     zr: FloatArray,
     yr: FloatArray,
     c: FloatArray,
@@ -66,20 +73,24 @@ def _ip_dense_step(
     jac: FloatArray,
     nu: FloatArray,
     w: FloatArray,
-    rhs1: FloatArray,
-    rhs2: float,
-    rhs3: float,
-) -> FloatArray | None:
-    """The reduced Newton system of :func:`ip_restricted` in ``(Δw, Δt, Δη)``.
+    symmetric: bool = False,
+) -> Callable[[FloatArray, float, float], FloatArray | None]:
+    """The reduced Newton system of :func:`ip_restricted` in ``(Δw, Δt, Δη)``, factorised once.
 
     ``[[H, −b, 1], [−bᵀ, Σ_j λ_j/s_j, 0], [1ᵀ, 0, 0]]`` with
     ``H = Σ_j λ_j∇²f_j + Jᵀ diag(λ/s) J + diag(ν/w)`` (positive definite) and ``b = Jᵀ(λ/s)``.
     With ``Z̃ = Z R⁻¹`` and ``Ỹ = Y R⁻¹`` (so ``u_kj = z̃_k·ỹ_j``), ``Σ_j λ_j∇²f_j =
     2 (Z̃Z̃ᵀ) ∘ (Z̃ M Z̃ᵀ)`` with ``M = Ỹᵀ diag(cλ) Ỹ``, and ``JᵀDJ = L_Z (L_Yᵀ diag(c²λ/s) L_Y) L_Zᵀ``
     with ``L`` the rows' ``svec(z̃ z̃ᵀ)`` (used when it is cheaper than forming ``JᵀDJ``
-    directly): ``O(n² r²)`` instead of ``O(n² J')``. ``H`` is factorised by Cholesky after a
-    Jacobi scaling and the two bordering rows are eliminated (LU of the whole system if the
-    factorisation fails). Returns the solution, or ``None`` if the system is singular.
+    directly): ``O(n² r²)`` instead of ``O(n² J')``. From :data:`IP_SYRK_MIN_ARMS` arms, or
+    with ``symmetric``, ``JᵀDJ`` is a symmetric rank update of the lower triangle only (BLAS
+    ``dsyrk``, half the flops) factorised by LAPACK ``dpotrf``. ``H`` is factorised by Cholesky
+    after a Jacobi scaling and the two bordering rows are eliminated (LU of the whole system if
+    the factorisation fails).
+
+    Returns:
+        ``solve(rhs1, rhs2, rhs3)``: the solution for one right-hand side (several solves share
+        the factorisation), or ``None`` if the system is singular.
     """
     n, r = zr.shape
     m = yr.shape[0]
@@ -91,27 +102,69 @@ def _ip_dense_step(
         lz = zr[:, iu] * zr[:, ju] * sq
         ly = yr[:, iu] * yr[:, ju] * sq
         hmat += lz @ (((ly.T * (c * c * dd)) @ ly) @ lz.T)
+    elif n >= IP_SYRK_MIN_ARMS or symmetric:
+        # Only the lower triangle: a symmetric rank-m update (half the flops of the product).
+        from scipy.linalg.blas import dsyrk
+
+        hmat += dsyrk(1.0, np.sqrt(dd)[:, None] * jac, trans=1, lower=1)
     else:
         hmat += (jac.T * dd) @ jac
     hmat[np.arange(n), np.arange(n)] += nu / w
     b = jac.T @ dd
     scale = 1.0 / np.sqrt(np.maximum(np.diag(hmat), 1e-300))
-    try:
-        chol = np.linalg.cholesky(hmat * scale[:, None] * scale[None, :])
-    except np.linalg.LinAlgError:
-        chol = None
-    if chol is not None:
-        from scipy.linalg import cho_solve
+    chol: FloatArray | None
+    if (n >= IP_SYRK_MIN_ARMS or symmetric) and m <= 2 * p:
+        from scipy.linalg.lapack import dpotrf
 
-        rhs = np.column_stack([rhs1, b, np.ones(n)]) * scale[:, None]
-        x = cho_solve((chol, True), rhs, check_finite=False) * scale[:, None]
-        # H Δw − bΔt + 1Δη = rhs1 ⇒ Δw = x0 + x1Δt − x2Δη; then the rows of Δt and Δη.
-        mat2 = np.array([[dd.sum() - b @ x[:, 1], b @ x[:, 2]], [x[:, 1].sum(), -x[:, 2].sum()]])
+        chol, info = dpotrf(hmat * scale[:, None] * scale[None, :], lower=1, clean=1)
+        if info != 0:
+            chol = None
+            hmat = np.tril(hmat) + np.tril(hmat, -1).T  # the full matrix, for the LU fallback
+    else:
         try:
-            dt, deta = np.linalg.solve(mat2, [rhs2 + b @ x[:, 0], rhs3 - x[:, 0].sum()])
+            chol = np.linalg.cholesky(hmat * scale[:, None] * scale[None, :])
         except np.linalg.LinAlgError:
-            return None
-        return np.r_[x[:, 0] + x[:, 1] * dt - x[:, 2] * deta, dt, deta]
+            chol = None
+    if chol is not None:
+        return partial(_ip_cholesky_solve, chol, scale, b, dd)
+    return partial(_ip_lu_solve, hmat, b, dd, scale)
+
+
+def _ip_cholesky_solve(
+    chol: FloatArray,
+    scale: FloatArray,
+    b: FloatArray,
+    dd: FloatArray,
+    rhs1: FloatArray,
+    rhs2: float,
+    rhs3: float,
+) -> FloatArray | None:
+    """Solve the system of :func:`_ip_newton` from the Cholesky factor of the scaled ``H``."""
+    from scipy.linalg import cho_solve
+
+    n = b.size
+    rhs = np.column_stack([rhs1, b, np.ones(n)]) * scale[:, None]
+    x = cho_solve((chol, True), rhs, check_finite=False) * scale[:, None]
+    # H Δw − bΔt + 1Δη = rhs1 ⇒ Δw = x0 + x1Δt − x2Δη; then the rows of Δt and Δη.
+    mat2 = np.array([[dd.sum() - b @ x[:, 1], b @ x[:, 2]], [x[:, 1].sum(), -x[:, 2].sum()]])
+    try:
+        dt, deta = np.linalg.solve(mat2, [rhs2 + b @ x[:, 0], rhs3 - x[:, 0].sum()])
+    except np.linalg.LinAlgError:
+        return None
+    return np.r_[x[:, 0] + x[:, 1] * dt - x[:, 2] * deta, dt, deta]
+
+
+def _ip_lu_solve(
+    hmat: FloatArray,
+    b: FloatArray,
+    dd: FloatArray,
+    scale: FloatArray,
+    rhs1: FloatArray,
+    rhs2: float,
+    rhs3: float,
+) -> FloatArray | None:
+    """Solve the system of :func:`_ip_newton` by LU of the whole bordered matrix (fallback)."""
+    n = b.size
     kkt = np.zeros((n + 2, n + 2))
     kkt[:n, :n] = hmat
     kkt[:n, n] = kkt[n, :n] = -b
@@ -126,7 +179,13 @@ def _ip_dense_step(
 
 
 def ip_restricted(
-    z: FloatArray, y: FloatArray, c: FloatArray, w: FloatArray, tol: float, max_iter: int
+    z: FloatArray,
+    y: FloatArray,
+    c: FloatArray,
+    w: FloatArray,
+    tol: float,
+    max_iter: int,
+    symmetric: bool = False,
 ) -> tuple[FloatArray, float, FloatArray, int]:
     """Primal–dual interior point for ``min t`` s.t. ``f_j(w) ≤ t``, ``Σw = 1``, ``w ≥ 0``.
 
@@ -138,7 +197,14 @@ def ip_restricted(
     ``u_j = Z A⁻¹ y_j``. The barrier parameter ``μ`` is decreased (``μ ← min(μ/5, μ^1.5)``)
     once the KKT error is below ``10μ`` (the monotone strategy of IPOPT, Wächter & Biegler
     2006); steps stop at 99.5% of the way to the boundary of ``w, s ≥ 0`` and ``λ, ν ≥ 0``.
-    The Newton system is reduced to ``(w, t, η)`` (:func:`_ip_dense_step`).
+    The Newton system is reduced to ``(w, t, η)`` (:func:`_ip_newton`).
+
+    With ``symmetric`` (large problems), the Newton matrix is always the symmetric rank update
+    and each step is Mehrotra's predictor–corrector (Mehrotra 1992, "On the implementation of a
+    primal–dual interior point method", SIAM J. Optim. 2(4)) instead of the monotone update: the
+    affine-scaling direction (target ``μ = 0``) gives ``μ_aff`` after a full step to the
+    boundary, the target ``σμ`` with ``σ = (μ_aff/μ)³`` (at least ``0.1·tol``), and the
+    second-order term ``Δλ_aff∘Δs_aff`` of the corrector; both solves share one factorisation.
 
     Returns:
         ``(w, t, λ, iterations)``: the design, the epigraph variable, the multipliers of the
@@ -183,17 +249,42 @@ def ip_restricted(
             mu_b = max(0.1 * tol * scale, min(0.2 * mu_b, mu_b**1.5))
         it += 1
         dd = lam / s
-        comp_s = mu_b - lam * s
-        comp_w = mu_b - nu * w
+        solve = _ip_newton(zr, yr, c, lam, dd, jac, nu, w, symmetric)
+        if symmetric:
+            # Mehrotra's predictor–corrector: the affine-scaling direction (target μ = 0) gives
+            # the centring σ = (μ_aff/μ)³ and the second-order term of the corrector.
+            comp_s = -lam * s
+            comp_w = -nu * w
+        else:
+            comp_s = mu_b - lam * s
+            comp_w = mu_b - nu * w
         rhs1 = -r_d - jac.T @ (dd * r_x) - jac.T @ (comp_s / s) + comp_w / w
         rhs2 = -(r_t - cast(float, dd @ r_x) - float((comp_s / s).sum()))  # 1-D @ 1-D: a scalar
-        sol = _ip_dense_step(zr, yr, c, lam, dd, jac, nu, w, rhs1, rhs2, -r_e)
+        sol = solve(rhs1, rhs2, -r_e)
         if sol is None:
             break
         dw, dt, deta = sol[:n], float(sol[n]), float(sol[n + 1])
         dlam = dd * (jac @ dw - dt + r_x) + comp_s / s
         ds = (comp_s - s * dlam) / lam
         dnu = (comp_w - nu * dw) / w
+        if symmetric:
+            a_p = min(_fraction_to_boundary(w, dw, 1.0), _fraction_to_boundary(s, ds, 1.0))
+            a_d = min(_fraction_to_boundary(lam, dlam, 1.0), _fraction_to_boundary(nu, dnu, 1.0))
+            mu_aff = float(
+                ((lam + a_d * dlam) @ (s + a_p * ds) + (nu + a_d * dnu) @ (w + a_p * dw)) / (m + n)
+            )
+            target = max(0.1 * tol * scale, min(1.0, max(mu_aff, 0.0) / mu) ** 3 * mu)
+            comp_s = target - lam * s - dlam * ds
+            comp_w = target - nu * w - dnu * dw
+            rhs1 = -r_d - jac.T @ (dd * r_x) - jac.T @ (comp_s / s) + comp_w / w
+            rhs2 = -(r_t - cast(float, dd @ r_x) - float((comp_s / s).sum()))
+            sol = solve(rhs1, rhs2, -r_e)
+            if sol is None:
+                break
+            dw, dt, deta = sol[:n], float(sol[n]), float(sol[n + 1])
+            dlam = dd * (jac @ dw - dt + r_x) + comp_s / s
+            ds = (comp_s - s * dlam) / lam
+            dnu = (comp_w - nu * dw) / w
         a_p = min(_fraction_to_boundary(w, dw), _fraction_to_boundary(s, ds))
         a_d = min(_fraction_to_boundary(lam, dlam), _fraction_to_boundary(nu, dnu))
         while True:  # keep A(w) invertible (it always is for w > 0 on a spanning set)

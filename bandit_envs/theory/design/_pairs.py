@@ -17,12 +17,26 @@ from bandit_envs.theory.design._interior_point import (
 
 #: Rows of arms per block of :func:`pair_scan` (a block holds ``_PAIR_BLOCK × K`` values).
 _PAIR_BLOCK = 256
+#: From this many arms, :func:`pair_scan` screens the pairs in float32 (with a rigorous margin);
+#: below, in float64 (every design on the library's standard instances, bit for bit as before).
+SCAN_FLOAT32_MIN_ARMS = 2000
 
 
 #: Pairs added to the working set per round of :func:`xy_pair_generation`.
 _XY_ADD_PAIRS = 200
 #: Arms whose weight is below this fraction of the largest leave the pair-generation working set.
 _XY_KEEP_ARM = 1e-3
+#: From this many arms, every restricted solve of :func:`xy_pair_generation` forms its Newton
+#: matrix by the symmetric rank update (``ip_restricted``'s ``symmetric``), whatever the size of
+#: the working set, and a warm start's first working sets are those of a near-optimal design
+#: (:func:`xy_pair_generation`); below, as :func:`ip_restricted` decides and with the cold
+#: working sets (bit for bit as before).
+XY_SYRK_MIN_ARMS = 2000
+#: From :data:`XY_SYRK_MIN_ARMS` arms, a warm start's first working set of pairs is the pairs
+#: within this fraction of the largest at the start design (at most :data:`_XY_WARM_PAIRS`).
+_XY_WARM_FRAC = 0.99
+#: Most pairs in a warm start's first working set (from :data:`XY_SYRK_MIN_ARMS` arms).
+_XY_WARM_PAIRS = 1000
 
 
 def _whitened(z: FloatArray, w: FloatArray) -> FloatArray:
@@ -54,10 +68,22 @@ def pair_scan(
     The ``K(K−1)/2`` values are never stored: blocks of :data:`_PAIR_BLOCK` rows are compared
     with the rows after them by one matrix product of the augmented coordinates
     ``[v_i, ‖v_i‖², 1]·[−2v_j, 1, ‖v_j‖²] = ‖v_i − v_j‖²`` (``O(K²r)`` flops in BLAS, ``O(K)``
-    memory per block row). The products' rounding error is at most about
-    ``(r + 2)·ε·(‖v_i‖² + ‖v_j‖²)``; pairs are screened with a margin of 16 times that bound
-    and the values of the kept pairs are recomputed from the differences, so the maximum and
-    the selection are those of the exact values.
+    memory per block row); the pairs at or above a threshold are kept. The values of the kept
+    pairs are recomputed from the differences in float64, so the maximum and the selection are
+    those of the exact values, provided the screen's margin bounds the products' rounding error:
+
+    * below :data:`SCAN_FLOAT32_MIN_ARMS` rows, float64 products; their error is at most about
+      ``(r + 2)·ε·(‖v_i‖² + ‖v_j‖²)`` and the margin is 16 times that bound;
+    * from :data:`SCAN_FLOAT32_MIN_ARMS` rows, a float32 screen (half the bytes and twice the
+      BLAS rate of the float64 products, which are the scan's whole cost at 10⁴ arms) on the
+      coordinates centred at their mean (the differences do not change; the norms, hence the
+      error, shrink). With ``u = 2⁻²⁴``, rounding the ``r + 2`` entries of both factors to
+      float32 and summing in any order errs by at most ``((r + 2)u/(1 − (r + 2)u) + 2u + u²)``
+      times ``Σ_k |ℓ_k ρ_k| ≤ 2(‖v_i‖² + ‖v_j‖²) ≤ 4 max ‖v‖²`` (Higham 2002, Accuracy and
+      Stability of Numerical Algorithms, Lemma 3.1 and eq. (3.5)); the margin is twice that
+      bound, and is subtracted twice from the running maximum (screened value of the largest
+      pair ``≥`` its exact value − margin ``≥`` any exact value − margin ``≥`` any screened
+      value − 2·margin), so the largest pair and every pair above the threshold are kept.
 
     Args:
         v: Whitened arm coordinates (:func:`_whitened`), shape ``(K, r)``.
@@ -70,10 +96,21 @@ def pair_scan(
         (ties: increasing ``(i, j)``).
     """
     k, r = v.shape
-    sq = np.einsum("ij,ij->i", v, v)
-    left = np.hstack([v, sq[:, None], np.ones((k, 1))])
-    right = np.hstack([-2.0 * v, np.ones((k, 1)), sq[:, None]])
-    margin = 16.0 * (r + 2) * np.finfo(float).eps * 2.0 * float(sq.max(initial=0.0))
+    if k >= SCAN_FLOAT32_MIN_ARMS:
+        vc = v - v.mean(axis=0)
+        sq = np.einsum("ij,ij->i", vc, vc)
+        left = np.hstack([vc, sq[:, None], np.ones((k, 1))]).astype(np.float32)
+        right = np.hstack([-2.0 * vc, np.ones((k, 1)), sq[:, None]]).astype(np.float32)
+        u = float(np.finfo(np.float32).eps) / 2.0
+        n = r + 2
+        gamma = n * u / (1.0 - n * u) + 2.0 * u + u * u
+        # Twice the bound (the margin), subtracted twice from the threshold.
+        screen = 2.0 * (2.0 * gamma * 4.0 * float(sq.max(initial=0.0)))
+    else:
+        sq = np.einsum("ij,ij->i", v, v)
+        left = np.hstack([v, sq[:, None], np.ones((k, 1))])
+        right = np.hstack([-2.0 * v, np.ones((k, 1)), sq[:, None]])
+        screen = 16.0 * (r + 2) * np.finfo(float).eps * 2.0 * float(sq.max(initial=0.0))
     running = -math.inf
     found_i: list[IntArray] = []
     found_j: list[IntArray] = []
@@ -83,8 +120,11 @@ def pair_scan(
         block[np.tril_indices(stop - start)] = -math.inf  # j <= i
         flat = block.ravel()
         running = max(running, float(flat.max()))
-        thr = min(max(floor, frac * running), running) - margin  # the maximum is always kept
-        idx = np.flatnonzero(flat >= thr)
+        thr = min(max(floor, frac * running), running) - screen  # the maximum is always kept
+        thr_b = flat.dtype.type(thr)  # in the block's precision, never above thr
+        if thr_b > thr:
+            thr_b = np.nextafter(thr_b, flat.dtype.type(-math.inf))
+        idx = np.flatnonzero(flat >= thr_b)
         if idx.size > cap:
             idx = idx[np.argpartition(-flat[idx], cap - 1)[:cap]]
         bi, bj = np.divmod(idx, block.shape[1])
@@ -115,6 +155,8 @@ def xy_pair_generation(
     warm: bool,
     max_rounds: int = 50,
     among: IntArray | None = None,
+    spanning: IntArray | None = None,
+    near_optimal: bool = False,
 ) -> tuple[FloatArray, float, float, int, bool]:
     """XY design by interior point on working sets of pairs and of arms (pairs never stored).
 
@@ -132,34 +174,49 @@ def xy_pair_generation(
     run on their whitened coordinates and the pairs are mapped back to arm indices, while the
     design, the pricing of arms and the certificate stay over all ``K`` arms.
 
+    ``near_optimal`` says that ``w0`` is a caller's start, such as the optimum on nearby
+    features: from :data:`XY_SYRK_MIN_ARMS` arms, the first working sets are then the pairs
+    within 1% of the largest and the arms of weight at least :data:`_XY_KEEP_ARM` times the
+    largest (the likely active pairs and support of the optimum).
+
+    ``spanning`` (the support of :func:`spanning_start` on ``z``, always kept in the working
+    set of arms) is computed here unless the caller already has it.
+
     Returns:
         ``(best_w, best_value, best_lower_bound, iterations, converged)``.
     """
     k, r = z.shape
 
     def scan(
-        v: FloatArray, floor: float, frac: float
+        v: FloatArray, floor: float, frac: float, cap: int = _XY_ADD_PAIRS
     ) -> tuple[float, IntArray, IntArray, FloatArray]:
         if among is None:
-            return pair_scan(v, floor, frac, _XY_ADD_PAIRS)
-        top, si, sj, sf = pair_scan(v[among], floor, frac, _XY_ADD_PAIRS)
+            return pair_scan(v, floor, frac, cap)
+        top, si, sj, sf = pair_scan(v[among], floor, frac, cap)
         return top, among[si], among[sj], sf  # among is sorted: among[si] < among[sj]
 
+    large = k >= XY_SYRK_MIN_ARMS
     v = _whitened(z, w0)
-    top, pi, pj, pf = scan(v, 0.0, 0.5)
+    if near_optimal and large:
+        top, pi, pj, pf = scan(v, 0.0, _XY_WARM_FRAC, _XY_WARM_PAIRS)
+    else:
+        top, pi, pj, pf = scan(v, 0.0, 0.5)
     if top <= 0.0:  # all (target) arms coincide: every difference is 0
         return w0, 0.0, 0.0, 0, True
     scale = top
     c = 1.0 / scale
     keys = pi * k + pj
-    spanning = np.flatnonzero(spanning_start(z) > 0)
+    if spanning is None:
+        spanning = np.flatnonzero(spanning_start(z) > 0)
     if k <= IP_START_ARMS:
         arms = np.arange(k)
     else:
         d0 = _pair_scores(v, v[pi] - v[pj], pf / pf.sum() * c)
         arms = np.argpartition(-d0, IP_START_ARMS // 2)[: IP_START_ARMS // 2]
         arms = np.union1d(spanning, arms)
-        if warm:
+        if near_optimal and large:
+            arms = np.union1d(arms, np.flatnonzero(w0 >= _XY_KEEP_ARM * float(w0.max())))
+        elif warm:
             arms = np.union1d(arms, heaviest_arms(w0))
     if warm:
         w_arms = w0[arms] + 1e-3 / arms.size
@@ -179,7 +236,7 @@ def xy_pair_generation(
         y = z[pi] - z[pj]
         inner_tol = max(IP_MIN_TOL, 0.1 * tighten * max(tol, rel_gap) / (keys.size + arms.size))
         w_arms, t, lam, its = ip_restricted(
-            z[arms], y, np.full(keys.size, c), w_arms, inner_tol, max_iter
+            z[arms], y, np.full(keys.size, c), w_arms, inner_tol, max_iter, large
         )
         total += its
         w = np.zeros(k)

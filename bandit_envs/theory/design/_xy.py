@@ -151,17 +151,26 @@ def xy_design(
     if int(max_iter) != max_iter or max_iter < 0:
         raise ValueError(f"max_iter is expected to be a non-negative integer. Got {max_iter!r}.")
     w0 = check_init(init, k)
+    start = spanning_start(z)
+    spanning = np.flatnonzero(start > 0)  # before Wolfe–Atwood, which updates start in place
     if w0 is None:
         # Start from a rough G-optimal design: its support is nearly contained in the XY
         # design's. The XY criterion is within a factor 4 of G's (‖x − x'‖ ≤ 2 max ‖x''‖ in
         # any norm; Soare et al. 2014, proof of Lemma 7, print 2 where squared norms give 4).
-        w0 = wolfe_atwood(z, spanning_start(z), z.shape[1], 1e-2, 10 * k)[0]
+        w0 = wolfe_atwood(z, start, z.shape[1], 1e-2, 10 * k)[0]
     elif information_inverse(z, w0) is None:
         raise ValueError(
             "init does not span the arms: its information matrix is singular on their span."
         )
     w, value, lower, iters, converged = xy_pair_generation(
-        z, w0, tol, int(max_iter), True, among=None if sub is None else np.sort(sub)
+        z,
+        w0,
+        tol,
+        int(max_iter),
+        True,
+        among=None if sub is None else np.sort(sub),
+        spanning=spanning,
+        near_optimal=init is not None,
     )
     return DesignResult(
         weights=w, value=value, lower_bound=lower, iterations=iters, converged=converged

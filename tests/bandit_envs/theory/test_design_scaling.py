@@ -21,7 +21,10 @@ from bandit_envs.theory.design import (
     xy_design,
     xy_pair_value,
 )
-from bandit_envs.theory.design._pairs import pair_scan
+from bandit_envs.theory.design import _interior_point as ip_module
+from bandit_envs.theory.design import _pairs as pairs_module
+from bandit_envs.theory.design._interior_point import IP_SYRK_MIN_ARMS, ip_restricted
+from bandit_envs.theory.design._pairs import SCAN_FLOAT32_MIN_ARMS, pair_scan
 
 
 def feats(k: int, h: int, seed: int) -> np.ndarray:
@@ -141,6 +144,119 @@ def test_pair_scan_matches_brute_force():
         assert set(zip(qi.tolist(), qj.tolist(), strict=True)) == set(
             zip(i[f >= floor].tolist(), j[f >= floor].tolist(), strict=True)
         )
+
+
+@pytest.mark.parametrize("offset", [0.0, 30.0])
+def test_pair_scan_float32_screen_matches_brute_force(offset):
+    """From SCAN_FLOAT32_MIN_ARMS rows the screen is float32: the result is still the exact one."""
+    k = SCAN_FLOAT32_MIN_ARMS + 300
+    rng = np.random.default_rng(23)
+    v = rng.standard_normal((k, 6)) + offset  # the offset makes the norms large: centred first
+    v[7] = v[11] + 1e-7  # a near tie far below the maximum, and a duplicated row
+    v[k - 1] = v[3]
+    sq = (v * v).sum(axis=1)
+    full = sq[:, None] + sq[None, :] - 2.0 * (v @ v.T)
+    i, j = np.triu_indices(k, 1)
+    approx = full[i, j]
+    best = int(np.argmax(approx))
+    # The exact values near the top, recomputed from the differences as the scan does.
+    near = np.flatnonzero(approx >= 0.3 * approx[best] - 1e-6)
+    d = v[i[near]] - v[j[near]]
+    f = np.einsum("ij,ij->i", d, d)
+    top, pi, pj, pf = pair_scan(v, 0.0, 0.95, 10**6)
+    assert top == f.max()
+    want = near[f >= 0.95 * f.max()]
+    fw = f[f >= 0.95 * f.max()]
+    order = np.lexsort((j[want], i[want], -fw))
+    np.testing.assert_array_equal(pi, i[want][order])
+    np.testing.assert_array_equal(pj, j[want][order])
+    np.testing.assert_array_equal(pf, fw[order])
+    floor = float(np.quantile(f, 0.5))
+    _, qi, qj, _ = pair_scan(v, floor, 0.0, 10**6)
+    assert set(zip(qi.tolist(), qj.tolist(), strict=True)) == set(
+        zip(i[near][f >= floor].tolist(), j[near][f >= floor].tolist(), strict=True)
+    )
+
+
+def test_pair_scan_float32_screen_is_the_float64_selection_on_a_design():
+    """The float32 screen and the float64 products keep the same pairs (margins are rigorous)."""
+    x = feats(SCAN_FLOAT32_MIN_ARMS + 100, 8, 24)
+    res = xy_design(x[:300], tol=1e-2)  # a design on the first arms, then all arms' coordinates
+    w = np.zeros(x.shape[0])
+    w[:300] = res.weights
+    inv = np.linalg.inv((x.T * w) @ x)
+    v = x @ np.linalg.cholesky(inv)
+    got = pair_scan(v, 0.0, 0.7, 500)
+    want = pair_scan_float64(v, 0.0, 0.7, 500)
+    assert got[0] == want[0]
+    for a, b in zip(got[1:], want[1:], strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def pair_scan_float64(v: np.ndarray, floor: float, frac: float, cap: int):
+    """:func:`pair_scan` with the float64 products (the path below SCAN_FLOAT32_MIN_ARMS)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(pairs_module, "SCAN_FLOAT32_MIN_ARMS", v.shape[0] + 1)
+        return pair_scan(v, floor, frac, cap)
+
+
+def test_ip_restricted_symmetric_update_matches_the_full_product():
+    """Large restricted problems form JᵀDJ by a symmetric rank-m update: same Newton steps."""
+    rng = np.random.default_rng(25)
+    k, r, m = IP_SYRK_MIN_ARMS + 50, 30, 200  # m ≤ r(r+1): the J-product form of the Newton matrix
+    z = rng.standard_normal((k, r))
+    y = z[rng.integers(k, size=m)] - z[rng.integers(k, size=m)]
+    c = np.full(m, 1.0 / r)
+    w0 = np.full(k, 1.0 / k)
+    new = ip_restricted(z, y, c, w0, 1e-8, 200)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ip_module, "IP_SYRK_MIN_ARMS", k + 1)
+        old = ip_restricted(z, y, c, w0, 1e-8, 200)
+    assert new[1] == pytest.approx(old[1], rel=1e-9)
+    np.testing.assert_allclose(new[0], old[0], rtol=1e-6, atol=1e-12)
+    np.testing.assert_allclose(new[2], old[2], rtol=1e-6, atol=1e-12)
+
+
+def test_ip_restricted_predictor_corrector_reaches_the_same_optimum():
+    """The symmetric (large-problem) path is Mehrotra's predictor–corrector: same optimum."""
+    rng = np.random.default_rng(26)
+    k, r, m = 120, 6, 40
+    z = rng.standard_normal((k, r))
+    y = z[rng.integers(k, size=m)] - z[rng.integers(k, size=m)]
+    c = np.full(m, 1.0 / r)
+    w0 = np.full(k, 1.0 / k)
+    new = ip_restricted(z, y, c, w0, 1e-9, 200, True)
+    old = ip_restricted(z, y, c, w0, 1e-9, 200)
+    assert new[3] < 200 and old[3] < 200
+    assert new[1] == pytest.approx(old[1], rel=1e-6)
+    for w in (new[0], old[0]):  # t is the restricted optimum: max_j f_j(w) at the design
+        inv = np.linalg.inv((z.T * w) @ z)
+        assert float(np.max(c * np.einsum("ji,ik,jk->j", y, inv, y))) == pytest.approx(
+            old[1], rel=1e-6
+        )
+    assert new[2].sum() == pytest.approx(1.0, abs=1e-6)
+
+
+@pytest.mark.parametrize(("k", "h"), [(90, 4), (200, 6)])
+def test_large_pair_generation_path_agrees_with_the_materialised_solver(k, h):
+    """From XY_SYRK_MIN_ARMS arms (lowered here): predictor–corrector solves and, from a
+    caller's init, the near-optimal working sets; certified against the materialised solver."""
+    x = feats(k, h, 31 + k)
+    dense = xy_design(x, method="interior_point", tol=1e-4)
+    moved = x + 1e-3 * feats(k, h, 32 + k)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(pairs_module, "XY_SYRK_MIN_ARMS", 2)
+        lazy = xy_design(x, method="pair_generation", tol=1e-4)
+        warm = xy_design(moved, method="pair_generation", tol=1e-4, init=lazy.weights)
+    assert lazy.converged and lazy.relative_gap <= 1e-4
+    assert lazy.value == pytest.approx(xy_value(x, lazy.weights), rel=1e-9)
+    assert lazy.lower_bound <= dense.value * (1 + 1e-9)
+    assert dense.lower_bound <= lazy.value * (1 + 1e-9)
+    assert warm.converged and warm.relative_gap <= 1e-4
+    assert warm.value == pytest.approx(xy_value(moved, warm.weights), rel=1e-9)
+    dense_moved = xy_design(moved, method="interior_point", tol=1e-4)
+    assert warm.lower_bound <= dense_moved.value * (1 + 1e-9)
+    assert dense_moved.lower_bound <= warm.value * (1 + 1e-9)
 
 
 @pytest.mark.parametrize(("k", "h"), [(30, 2), (60, 5), (80, 12)])
