@@ -42,6 +42,13 @@ COMPILED: dict[str, tuple[str, dict[str, Any]]] = {
     "APE": ("pareto", {}),
     "MLinGapE": ("eps", {}),
     "LinGIFA": ("eps", {}),
+    "GAllocation": ("soare", {}),
+    "XYAllocation": ("soare", {}),
+    "XYOracle": ("soare", {}),
+    "XYAdaptive": ("soare", {}),
+    "FullyAdaptiveXY": ("soare", {}),
+    "BayesGap": ("budget", {}),
+    "KGCB": ("budget", {}),
 }
 PULLS = 300
 
@@ -55,6 +62,10 @@ def _instance(kind: str) -> Any:
         return b.eps_good_instance(40, 5)
     if kind == "budget":
         return b.linear_instance(20, 5, budget=10**6)
+    if kind == "soare":
+        import gymnasium as gym
+
+        return b._instance(gym.make("LinearBAI-Soare-v0"), 1.0)
     if kind == "pareto":
         return b.pareto_instance(40, 2, 5)
     raise ValueError(f"unknown instance kind {kind!r}")
@@ -84,7 +95,7 @@ def child() -> None:
 
 
 def uncalled_kernels() -> list[str]:
-    """The kernels of ``agents.common.kernels`` that no agent above compiled or loaded."""
+    """The public kernels of ``agents.common.kernels`` that no agent above compiled or loaded."""
     import importlib
     import pkgutil
 
@@ -97,7 +108,8 @@ def uncalled_kernels() -> list[str]:
         module = importlib.import_module(f"{pkg.__name__}.{info.name}")
         for attr, obj in vars(module).items():
             dispatcher = isinstance(obj, numba.core.registry.CPUDispatcher)
-            if dispatcher and obj.__module__ == module.__name__ and not obj.signatures:
+            public = not attr.startswith("_")  # private helpers are inlined into their callers
+            if dispatcher and public and obj.__module__ == module.__name__ and not obj.signatures:
                 out.append(f"{info.name}.{attr}")
     return sorted(out)
 
