@@ -257,11 +257,11 @@ class LazyTTS(LinearTrackAndStop):
         assert self._rule is not None  # set whenever no threshold is given
         return self._rule.threshold(means)
 
-    def _answer_key(self, means: np.ndarray) -> object:
+    def _answer_key(self, means: np.ndarray, best: int) -> object:
         """The empirical answer set, as bytes of its indicator vector."""
         return (means >= self._current_tau(means)).tobytes()
 
-    def _glr(self, means: np.ndarray) -> float:
+    def _glr(self, means: np.ndarray, best: int) -> float:
         if self._tau is not None:
             q = self._q
             assert q is not None  # the GLR is computed once A is invertible
