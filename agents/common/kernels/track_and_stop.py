@@ -164,3 +164,74 @@ def tas_track(cum: np.ndarray, w: np.ndarray, counts: np.ndarray) -> int:  # pra
         if v > top:
             best, top = i, v
     return best
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _glr_term(margin: float, norm: float, two_var: float) -> float:  # pragma: no cover
+    """max(b, 0)²/(2σ²‖y‖²): ``inf`` for a positive margin with ‖y‖ = 0 or σ = 0, 0/0 = 0."""
+    b = max(margin, 0.0)
+    num = b * b
+    den = two_var * max(norm, 0.0)
+    if den > 0.0:
+        return num / den
+    return 0.0 if num == 0.0 else math.inf
+
+
+@numba.njit(cache=True, error_model="numpy")
+def eps_good_statistic(  # pragma: no cover - compiled
+    z: np.ndarray,
+    p: np.ndarray,
+    q: np.ndarray,
+    means: np.ndarray,
+    best: int,
+    tau: float,
+    s: float,
+    c: float,
+    sigma: float,
+) -> float:
+    """min_x Λ̂_x, the all-ε-good GLR statistic (Li, Ma, Hua & Zhu 2025, App. EC.2), O(|Ĝ| K r).
+
+    Ĝ = {i : μ̂_i ≥ τ} with τ = max μ̂ − ε (s = 1, c = ε) or (1 − ε) max μ̂ (s = 1 − ε, c = 0);
+    pair culprits y = a_i − s a_j (i ∈ Ĝ, j ≠ i) with margin μ̂_i − s μ̂_j + c, bad-arm culprits
+    y = s a_x̂ − a_m (m ∉ Ĝ) with margin s μ̂_x̂ − μ̂_m − c, each Λ̂ = max(b, 0)²/(2σ²‖y‖²_{A⁻¹})
+    from P = Z A⁻¹ and the leverages q; ``inf`` without culprits. The products a_jᵀA⁻¹a_i are
+    one BLAS product over the rows of Ĝ, as :func:`bandit_envs.theory.eps_good.eps_good_glr`
+    forms them (whose per-culprit statistics this minimum is, bit for bit).
+    """
+    k, r = z.shape
+    n_good = 0
+    for i in range(k):
+        if means[i] >= tau:
+            n_good += 1
+    good_idx = np.empty(n_good, dtype=np.int64)
+    n_good = 0
+    for i in range(k):
+        if means[i] >= tau:
+            good_idx[n_good] = i
+            n_good += 1
+    two_var = 2.0 * sigma * sigma
+    ss = s * s
+    two_s = 2.0 * s
+    stat = math.inf
+    if n_good > 0 and k > 1:
+        pg = np.empty((n_good, r))
+        for a in range(n_good):
+            pg[a] = p[good_idx[a]]
+        cross = np.dot(pg, z.T)  # a_iᵀA⁻¹a_j, i ∈ Ĝ
+        for a in range(n_good):
+            i = good_idx[a]
+            for j in range(k):
+                if j == i:
+                    continue
+                norm = q[i] + ss * q[j] - two_s * cross[a, j]
+                stat = min(stat, _glr_term(means[i] - s * means[j] + c, norm, two_var))
+    if n_good < k:
+        crossb = np.dot(z, p[best])
+        lb = ss * q[best]
+        mb = s * means[best]
+        for m in range(k):
+            if means[m] >= tau:
+                continue
+            norm = lb + q[m] - two_s * crossb[m]
+            stat = min(stat, _glr_term(mb - means[m] - c, norm, two_var))
+    return stat

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from agents.common.kernels import track_and_stop as tk
+from bandit_envs.theory.eps_good import eps_good_glr, threshold_from_best
 from bandit_envs.theory.thresholds import glr_best_arm
 
 
@@ -162,3 +163,37 @@ def test_track_is_numpys_c_tracking(k):
         assert tk.tas_track(cum, w, counts) == expected
         np.testing.assert_array_equal(cum, expected_cum)
         counts[expected] += 1
+
+
+@pytest.mark.parametrize("multiplicative", [False, True])
+@pytest.mark.parametrize(("k", "r", "eps"), [(1, 2, 0.1), (2, 2, 0.3), (9, 3, 0.2), (60, 5, 0.5)])
+def test_eps_good_statistic_is_the_minimum_of_eps_good_glr_bit_for_bit(k, r, eps, multiplicative):
+    """The compiled minimum equals :func:`eps_good_glr`'s statistic exactly (Ĝ of 1 to K arms)."""
+    rng = np.random.default_rng(k * 7 + r)
+    for trial in range(10):
+        z = rng.standard_normal((k, r))
+        counts = rng.integers(1, 5, size=k).astype(float)
+        gram = (z.T * counts) @ z + np.eye(r) * 0.1
+        ainv = np.linalg.inv(gram)
+        p = z @ ainv
+        q = np.einsum("ij,ij->i", p, z)
+        means = z @ rng.standard_normal(r) + (2.0 if multiplicative else 0.0)
+        if trial == 0:
+            means[:] = means[0]  # every arm good
+        best = int(np.argmax(means))
+        s, c = (1.0 - eps, 0.0) if multiplicative else (1.0, eps)
+        tau = threshold_from_best(float(means[best]), eps, multiplicative)
+        for sigma in (0.0, 0.5):
+            expected = eps_good_glr(
+                z,
+                None,
+                None,
+                eps,
+                sigma=sigma,
+                multiplicative=multiplicative,
+                projected=p,
+                leverages=q,
+                means=means,
+            ).statistic
+            got = tk.eps_good_statistic(z, p, q, means, best, tau, s, c, sigma)
+            assert got == expected
