@@ -22,6 +22,7 @@ import math
 import numpy as np
 
 from agents.base import AgentCard, Heuristic
+from agents.common.kernels import track_and_stop as tas_kernels
 from agents.common.params import Choice, Is, Real, is_number
 from agents.linear_bai.track_and_stop import THRESHOLDS, TRACKING_PARAMETERS, LinearTrackAndStop
 from bandit_envs.core.problem import Answer, ProblemSpec
@@ -29,7 +30,7 @@ from bandit_envs.core.protocols import AgentCapabilities
 from bandit_envs.core.tasks import AllEpsilonGood
 from bandit_envs.errors import InvalidParameterError
 from bandit_envs.theory.design import DesignResult, transductive_design
-from bandit_envs.theory.eps_good import eps_good_culprits, eps_good_glr
+from bandit_envs.theory.eps_good import eps_good_culprits, threshold_from_best
 
 __all__ = [
     "LazyTTS",
@@ -257,26 +258,21 @@ class LazyTTS(LinearTrackAndStop):
         assert self._rule is not None  # set whenever no threshold is given
         return self._rule.threshold(means)
 
-    def _answer_key(self, means: np.ndarray) -> object:
+    def _answer_key(self, means: np.ndarray, best: int) -> object:
         """The empirical answer set, as bytes of its indicator vector."""
         return (means >= self._current_tau(means)).tobytes()
 
-    def _glr(self, means: np.ndarray) -> float:
+    def _glr(self, means: np.ndarray, best: int) -> float:
+        """The thresholding GLR (given τ), or the all-ε-good one (compiled, O(|Ĝ| K r))."""
+        q = self._q
+        assert q is not None  # the GLR is computed once A is invertible
         if self._tau is not None:
-            q = self._q
-            assert q is not None  # the GLR is computed once A is invertible
             return thresholding_glr(means, q, self._tau, self._sigma)
-        return eps_good_glr(
-            self._z,
-            None,  # θ̂ is not needed with means (see its docstring)
-            None,
-            self._eps,
-            sigma=self._sigma,
-            multiplicative=self._multiplicative,
-            projected=self._p,
-            leverages=self._q,
-            means=means,
-        ).statistic
+        p = self._p
+        assert p is not None  # set with A⁻¹
+        s, c = (1.0 - self._eps, 0.0) if self._multiplicative else (1.0, self._eps)
+        tau = threshold_from_best(float(means[best]), self._eps, self._multiplicative)
+        return tas_kernels.eps_good_statistic(self._z, p, q, means, best, tau, s, c, self._sigma)
 
     def _design_targets(self, means: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Targets and weights of the tracked allocation.

@@ -23,13 +23,13 @@ from typing import Any
 import numpy as np
 
 from agents.base import AgentCard, BaseAgent, Heuristic
+from agents.common.kernels import track_and_stop as tas_kernels
 from agents.common.params import Choice, Constraint, Integer, Is, Real, is_number
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
 from bandit_envs.theory.design import POLISH_MAX_ARMS, g_optimal_design, transductive_design
 from bandit_envs.theory.linalg import projected_least_squares, reduce_features, ridge_unit
 from bandit_envs.theory.thresholds import (
-    glr_from_norms,
     loglog_heuristic_threshold,
     self_normalized_terms,
     self_normalized_threshold,
@@ -135,7 +135,10 @@ class LinearTrackAndStop(BaseAgent):
     **Estimation**: least squares in the coordinates of the span of the arms
     (:func:`bandit_envs.theory.linalg.reduce_features`); P = Z A_t⁻¹ (whose row k is A_t⁻¹z_k, the
     vector of the Sherman–Morrison update) and the leverages z_kᵀA_t⁻¹z_k are updated by
-    Sherman–Morrison in O(K h) per pull, and recomputed exactly every 1000 pulls.
+    Sherman–Morrison in O(K h) per pull, and recomputed exactly every 1000 pulls. The update, the
+    means, the stopping statistics and the C-tracking arm are compiled
+    (:mod:`agents.common.kernels.track_and_stop`): one kernel call per observation, one per
+    selection.
 
     **Stopping** (fixed confidence, J&P §3.3): stop as soon as the GLR statistic
     Z(t) = min_{x≠x̂} Δ̂(x̂, x)²/(2σ²‖x̂ − x‖²_{A_t⁻¹})
@@ -282,8 +285,8 @@ class LinearTrackAndStop(BaseAgent):
         self._p: np.ndarray | None = None  # Z A^-1, shape (K, r)
         self._q: np.ndarray | None = None  # leverages z_k^T A^-1 z_k
         self._since_refresh = 0
-        self._outer = np.empty((k, r))  # work array of the rank-one update of P
         self._buf = np.empty(k)
+        self._mu = np.empty(k)  # μ̂ = P b after the last pull (compiled update)
         self._witness = -1  # the last minimiser x of the GLR statistic (best-arm task)
         self._exact_glr = type(self)._glr is LinearTrackAndStop._glr
         self._lmin = 0.0  # lower bound of lambda_min(A_t)
@@ -291,7 +294,8 @@ class LinearTrackAndStop(BaseAgent):
         # proven threshold: (A + reg I)^-1 and log det(I + A/reg)
         self._proven = self._beta_choice == "proven"
         self._reg = float(self.reg) * ridge_unit(self._z)  # in units of max‖x‖² (exact)
-        self._minv = np.eye(r) / self._reg if self._proven else None
+        # (A + ηI)⁻¹ for the proven threshold; empty (r = 0 rows) without it
+        self._minv = np.eye(r) / self._reg if self._proven else np.empty((0, 0))
         self._logdet = 0.0
         # allocation state
         self._warm = self.solver == "warm" or (self.solver == "auto" and k > POLISH_MAX_ARMS)
@@ -331,98 +335,79 @@ class LinearTrackAndStop(BaseAgent):
             self._logdet = float(np.sum(np.log1p(np.maximum(evals, 0.0) / self._reg)))
 
     def _on_observe(self, arm: int, outcome: np.ndarray) -> None:
-        x = self._z[arm]
-        y = float(outcome[0])
-        self._b += y * x
+        """One compiled call per pull (:func:`agents.common.kernels.track_and_stop.tas_observe`)."""
+        invertible = self._ainv is not None
+        refresh = not invertible or self._since_refresh + 1 >= _REFRESH_EVERY
+        p, q = (self._p, self._q) if invertible else (self._z, self._buf)  # unused when singular
+        assert p is not None and q is not None  # set with A⁻¹
+        den, best, upper = tas_kernels.tas_observe(
+            self._z,
+            p,
+            q,
+            self._b,
+            self._minv,
+            self._mu,
+            arm,
+            float(outcome[0]),
+            invertible,
+            not refresh,
+            self._witness if self._exact_glr else -1,
+            self._sigma,
+        )
         if self._proven:
-            minv = self._minv
-            assert minv is not None  # kept for the proven threshold
-            mx = minv @ x
-            den = 1.0 + float(x @ mx)
             self._logdet += math.log(den)
-            minv -= np.outer(mx, mx) / den
-        if self._ainv is None:
-            self._refresh()  # O(r³) only while the design is singular (the first forced pulls)
-        else:
-            p, q = self._p, self._q
-            assert p is not None and q is not None  # set with A⁻¹
-            u = p[arm]  # A⁻¹x (A⁻¹ symmetric)
-            den = 1.0 + float(q[arm])
-            zu = self._z @ u
-            zu /= den
-            outer = np.multiply.outer(zu, u, out=self._outer)
-            p -= outer
-            buf = np.multiply(zu, zu, out=self._buf)
-            buf *= den
-            q -= buf
+        if invertible:
             self._since_refresh += 1
-            if self._since_refresh >= _REFRESH_EVERY:
-                self._refresh()
-        if self._ainv is None:
-            return
-        means = self._least_squares_means()
-        self._key = self._answer_key(means)
+        if refresh:
+            self._refresh()  # every 1000 updates, and while the design is singular
+            if self._p is None:
+                return
+            best = tas_kernels.tas_means(self._p, self._b, self._mu)
+        means = self._mu
+        self._key = self._answer_key(means, best)
         if self.spec.fixed_budget:
             return
-        if self._exact_glr and self._glr_certainly_below(means):
+        if self._exact_glr and self._glr_certainly_below(upper):
             self._stop = False  # the exact test would fail too (see _glr_certainly_below)
             return
-        self._z_stat = self._glr(means)
+        self._z_stat = self._glr(means, best)
         self._stop = self._z_stat >= self._threshold_value()
 
     # ------------------------------------------------------------------ task hooks
     # Best-arm identification here; :class:`agents.eps_good.lazy_tts.LazyTTS` overrides them for the
     # thresholding / all-ε-good tasks (same estimation, forcing, tracking, lazy solves, β).
 
-    def _answer_key(self, means: np.ndarray) -> object:
-        """A comparable key of the empirical answer (here the empirical best arm x̂)."""
-        return int(np.argmax(means))
+    def _answer_key(self, means: np.ndarray, best: int) -> object:
+        """A comparable key of the empirical answer (here x̂ = ``best``, the argmax of μ̂)."""
+        return best
 
-    def _glr(self, means: np.ndarray) -> float:
-        """Z(t) = min_{x≠x̂} Δ̂(x̂, x)²/(2σ²‖x̂ − x‖²_{A_t⁻¹}), O(K h) from P and q."""
-        best = int(np.argmax(means))
+    def _glr(self, means: np.ndarray, best: int) -> float:
+        """Z(t) = min_{x≠x̂} Δ̂(x̂, x)²/(2σ²‖x̂ − x‖²_{A_t⁻¹}), O(K h) from P and q (compiled).
+
+        ``best`` is x̂ = argmax μ̂; the minimiser x is remembered as the next witness.
+        """
         p, q = self._p, self._q
         assert p is not None and q is not None  # the GLR is computed once A is invertible
-        cross = self._z @ p[best]
-        norms = q[best] + q - 2.0 * cross
-        z_stat = glr_from_norms(means, best, norms, self._sigma)
-        if self.n_arms > 1 and self._sigma > 0.0:  # remember the minimiser (the next witness)
-            gaps = means[best] - means
-            gaps[best] = math.inf
-            with np.errstate(divide="ignore", invalid="ignore"):
-                ratio = gaps * gaps / np.maximum(norms, 0.0)
-            ratio[best] = math.inf
-            self._witness = int(np.argmin(ratio))
+        z_stat, witness = tas_kernels.tas_glr(self._z, p, q, means, best, self._sigma)
+        if witness >= 0:
+            self._witness = witness
         return z_stat
 
-    def _glr_certainly_below(self, means: np.ndarray) -> bool:
+    def _glr_certainly_below(self, upper: float) -> bool:
         """Whether Z(t) < β(t, δ) is certain from one alternative (O(h), exact; best arm).
 
         Z(t) is a minimum over the alternatives x ≠ x̂, so the term of any one x bounds it from
         above: with the last minimiser w (an exact certificate, not a lazy test),
-        Z(t) ≤ Δ̂(x̂, w)²/(2σ²‖x̂ − w‖²_{A_t⁻¹}). When that bound is below β — for the proven
-        threshold, below its lower bound log(1/δ) + ½ log det(I + A_t/η), under which the exact
-        test takes the branch without side effects (no λ_min refresh) — the exact test fails
-        too, so it is skipped: the decisions are those of the exact test at every pull.
-        β is then computed as the exact test does, and :attr:`statistic` computes Z(t) when
-        read.
+        Z(t) ≤ Δ̂(x̂, w)²/(2σ²‖x̂ − w‖²_{A_t⁻¹}) = ``upper`` (computed by the compiled update
+        with a relative margin of 1e-9 for round-off; NaN when w bounds nothing). When that
+        bound is below β — for the proven threshold, below its lower bound
+        log(1/δ) + ½ log det(I + A_t/η), under which the exact test takes the branch without
+        side effects (no λ_min refresh) — the exact test fails too, so it is skipped: the
+        decisions are those of the exact test at every pull. β is then computed as the exact
+        test does, and :attr:`statistic` computes Z(t) when read.
         """
-        w = self._witness
-        if w < 0 or self._sigma <= 0.0:
+        if math.isnan(upper):
             return False
-        best = int(np.argmax(means))
-        if best == w:
-            return False
-        gap = float(means[best] - means[w])
-        if gap <= 0.0:
-            return False
-        p, q = self._p, self._q
-        assert p is not None and q is not None  # the GLR is computed once A is invertible
-        norm = float(q[best] + q[w] - 2.0 * (self._z[w] @ p[best]))
-        if norm <= 0.0:
-            return False
-        # the 1e-9 margin covers the round-off between this O(h) norm and the O(K h) one
-        upper = gap * gap / norm / (2.0 * self._sigma * self._sigma) * (1.0 + 1e-9)
         if not self._proven:
             beta = self._threshold_value()
             if upper < beta:
@@ -467,10 +452,12 @@ class LinearTrackAndStop(BaseAgent):
         return self._z @ theta
 
     def _least_squares_means(self) -> np.ndarray:
-        """x_kᵀθ̂ = (P b)_k, once A is invertible."""
+        """x_kᵀθ̂ = (P b)_k, once A is invertible (a new array)."""
         p = self._p
         assert p is not None  # set with A⁻¹
-        return p @ self._b
+        means = np.empty(self.n_arms)
+        tas_kernels.tas_means(p, self._b, means)
+        return means
 
     def _threshold_value(self) -> float:
         """β(t, δ) of the chosen preset; refreshes λ_min lazily for the proven one."""
@@ -549,7 +536,7 @@ class LinearTrackAndStop(BaseAgent):
         self._w = w / w.sum()
         self._n_solves += 1
         t = self.t
-        self._solve_key = self._answer_key(means)
+        self._solve_key = self._answer_key(means, int(np.argmax(means)))
         self._last_solve = t
         self._next_solve = max(t + 1, math.ceil((1.0 + self.recompute_ratio) * t))
 
@@ -564,12 +551,13 @@ class LinearTrackAndStop(BaseAgent):
             return self._chosen
         if self._ainv is not None and self._solve_due():
             self._solve()
-        if self._w is not None:
-            self._cum += self._w
+        tracked = -1
+        if self._w is not None:  # Σ_s w(s) and the C-tracking arm, in one compiled pass
+            tracked = tas_kernels.tas_track(self._cum, self._w, self.counts)
         if self._needs_forcing():
             arm = self._forced_arm()
         elif self.tracking == "C":
-            arm = int(np.subtract(self._cum, self.counts, out=self._buf).argmax())
+            arm = tracked
         else:
             w = self._w
             assert w is not None  # solved as soon as A is invertible, before any tracking
@@ -595,7 +583,8 @@ class LinearTrackAndStop(BaseAgent):
         """(Z(t), β(t, δ)) at the last stopping test (fixed confidence)."""
         z_stat = getattr(self, "_z_stat", 0.0)
         if math.isnan(z_stat):  # the last test was certified by one alternative: compute Z(t)
-            z_stat = self._z_stat = self._glr(self._least_squares_means())
+            means = self._least_squares_means()
+            z_stat = self._z_stat = self._glr(means, int(np.argmax(means)))
         return z_stat, getattr(self, "_beta", math.inf)
 
     @property

@@ -18,6 +18,7 @@ from gymnasium import spaces
 from bandit_envs.core import rendering
 from bandit_envs.core.complexity import ComplexityInfo, InstanceComplexity
 from bandit_envs.core.models import RewardModel
+from bandit_envs.core.noise_block import NormalBlock
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.tasks import Task
 from bandit_envs.core.validation import check_finite, check_positive_int, check_probability
@@ -187,8 +188,7 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
         )
         #: the complexity measures, solved on first access only (an episode does not pay for them)
         self._complexity = InstanceComplexity(model, task)
-        self._started = False
-        self._done = False
+        self._phase = 0  # 0: never reset, 1: running, 2: over (one attribute: see below)
         self._stop_reason: str | None = None
         self._samples = 0
         self._pulls = np.zeros(k, dtype=np.int64)
@@ -198,10 +198,33 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
         #: included) CPython 3.11's attribute caches stop working and every step() gets slower
         #: (tests/bandit_envs/core/test_rendering.py guards the count).
         self._picture: Any = None
+        #: m ≥ 2 diagonal Gaussian outcomes drawn from block-drawn normals, in stream order
+        #: (:class:`~bandit_envs.core.noise_block.NormalBlock`); None for other models.
+        sigma = model.diagonal_noise() if m >= 2 else None
+        self._noise = None if sigma is None else NormalBlock(model.means, sigma)
         if render_mode in ("rgb_array", "human"):  # matplotlib is needed by the first drawing
             self._picture = rendering.Picture(np.zeros((k, m), dtype=np.float64))
 
     # ------------------------------------------------------------------ Gymnasium API
+
+    @property
+    def np_random(self) -> np.random.Generator:
+        """The episode's Generator (Gymnasium's), in the state one-at-a-time draws leave it.
+
+        Single pulls may draw their normals ahead in a block; reading the Generator gives the
+        unused ones back first, so whoever reads it sees the stream of one-at-a-time draws.
+        """
+        noise = self.__dict__.get("_noise")
+        if noise is not None:
+            noise.sync()
+        return gym.Env.np_random.fget(self)  # type: ignore[attr-defined]
+
+    @np_random.setter
+    def np_random(self, value: np.random.Generator) -> None:
+        noise = self.__dict__.get("_noise")
+        if noise is not None:
+            noise.sync()
+        gym.Env.np_random.fset(self, value)  # type: ignore[attr-defined]
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -216,8 +239,7 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
                 f"{self.name}: reset() takes no options; got {sorted(options)}. The instance is "
                 f"chosen when the environment is made (e.g. the instance_seed= keyword)."
             )
-        self._started = True
-        self._done = False
+        self._phase = 1
         self._stop_reason = None
         self._samples = 0
         self._pulls[:] = 0
@@ -234,11 +256,17 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
         if (  # the hot path: a plain in-range int pulled while the episode runs and can go on
             type(action) is int
             and 0 <= action < self.n_arms
-            and self._started
-            and not self._done
+            and self._phase == 1
             and (self.budget is None or self._samples < self.budget)
         ):
-            outcome = self.model.sample(action, self.np_random)
+            rng = self._np_random  # not np_random: reading it gives a block of normals back
+            if rng is None:
+                rng = self.np_random
+            noise = self._noise
+            if noise is None:
+                outcome = self.model.sample(action, rng)
+            else:
+                outcome = noise.draw(action, rng)
             self._pulls[action] += 1
             self._samples = n = self._samples + 1
             self._last = outcome
@@ -394,19 +422,19 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
             pulls=self._pulls,
             last=self._last,
             sums=None if picture is None else picture.sums,
-            done=self._done,
+            done=self._phase == 2,
             stop_reason=self._stop_reason,
             true_answer=self._true_answer,
-            answer=picture.answer if picture is not None and self._done else None,
+            answer=picture.answer if picture is not None and self._phase == 2 else None,
         )
 
     def _check_running(self, method: str) -> None:
-        if not self._started:
+        if self._phase == 0:
             raise ResetNeeded(
                 f"{self.name}: cannot call {method}() before reset(); call env.reset(seed=...) "
                 f"to start an episode."
             )
-        if self._done:
+        if self._phase == 2:
             raise EpisodeOver(
                 f"{self.name}: the episode has ended ({self._stop_reason}); call env.reset() "
                 f"to start a new one."
@@ -465,7 +493,7 @@ class PureExplorationEnv(gym.Env[np.ndarray, np.ndarray]):
     def _finish(
         self, answer: Answer | None, reason: str
     ) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        self._done = True
+        self._phase = 2
         self._stop_reason = reason
         if self._picture is not None:
             self._picture.answer = answer

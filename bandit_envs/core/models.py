@@ -60,6 +60,19 @@ class RewardModel(KeepsReadOnlyArrays, abc.ABC):
         """Fields of :class:`~bandit_envs.ProblemSpec` this model makes public."""
         return {"structure": self.structure}
 
+    def diagonal_noise(self) -> np.ndarray | None:
+        """σ (m,) when one outcome is exactly ``means[arm] + σ ⊙ rng.standard_normal(m)``.
+
+        The environment then draws the outcome itself from block-drawn normals (the same
+        values, bit for bit). ``None`` (the default) otherwise; a subclass whose :meth:`sample`
+        differs from its parent's gets ``None`` unless it defines this method itself.
+        """
+        return None
+
+    def _own_sampler(self, owner: type) -> bool:
+        """Whether :meth:`sample` is the one ``owner`` defines (not a subclass's override)."""
+        return type(self).sample is owner.__dict__["sample"]
+
     def truth(self) -> dict[str, Any]:
         """The model's hidden parameters, revealed in the final ``info``."""
         return {"means": self.means}
@@ -168,6 +181,11 @@ class LinearGaussian(RewardModel):
     def noise_cov(self) -> np.ndarray:
         """The m×m noise covariance Σ (read-only): ``cov`` if given, else ``diag(σ²)``."""
         return self._cov
+
+    def diagonal_noise(self) -> np.ndarray | None:  # noqa: D102
+        if self._noise_factor is not None or not self._own_sampler(LinearGaussian):
+            return None
+        return self._sigma_vec
 
     def sample(self, arm: int, rng: np.random.Generator) -> np.ndarray:
         """One outcome of ``arm``: ``means[arm] + σ ⊙ ε``, or ``means[arm] + L ε`` (L Lᵀ = Σ)."""
@@ -471,6 +489,9 @@ class ConstrainedGaussian(RewardModel):
         mask = np.ones(self.n_arms, dtype=bool)
         mask[list(self._known)] = False
         return mask
+
+    def diagonal_noise(self) -> np.ndarray | None:  # noqa: D102
+        return self._sigma_vec if self._own_sampler(ConstrainedGaussian) else None
 
     def sample(self, arm: int, rng: np.random.Generator) -> np.ndarray:
         """One outcome of ``arm``: ``means[arm] + (σ_r, σ_c, …) ⊙ ε``, ε ~ N(0, I_{L+1})."""
