@@ -193,7 +193,8 @@ class LinGapE(BaseAgent):
       A⁻¹ in O(K r) past min(32, r) missed updates; A⁻¹ takes the logged terms in when the log
       is full or a column is recomputed). The update and the next decision (index pass,
       greedy rule) are one kernel call per pull (``benchmarks/bench_lingape_kernel.py``);
-    * subclasses that override the decision (:mod:`agents.eps_good.top_m`): G itself when
+    * subclasses that override the decision in NumPy (LinGIFA, :mod:`agents.eps_good.top_m`;
+      m-LinGapE decides on the column state): G itself when
       K ≤ max(2r, 32) (g is a row of G, d its diagonal), else W = X A_t⁻¹ (rows A_t⁻¹x_k):
       W -= c g (A_t⁻¹x_a)ᵀ, O(K r), and g = X W_a (NumPy/BLAS).
 
@@ -240,6 +241,9 @@ class LinGapE(BaseAgent):
         "epsilon": Real(ge=0),
     }
     parameter_rules = (THETA_BOUND_RULE,)
+
+    #: a subclass whose own decision is compiled on the column state (m-LinGapE) sets this
+    _column_decision = False
 
     def __init__(
         self,
@@ -308,7 +312,7 @@ class LinGapE(BaseAgent):
         # a few columns of G (LinGapE's own decision rule, larger K), or W = X A⁻¹ (subclasses
         # that override _decide and read W, e.g. agents.eps_good.top_m). The matrices are
         # Fortran-ordered so that BLAS ``dger`` applies the rank-one updates in place.
-        self._columns = type(self)._decide is LinGapE._decide
+        self._columns = type(self)._decide is LinGapE._decide or self._column_decision
         self._full = not self._columns and k <= max(2 * self._r, 32)
         if self._columns:
             self._start_columns()

@@ -1,0 +1,91 @@
+"""The compiled top-m kernels: selection (LinGIFA's m-th largest) and m-LinGapE's decision pieces,
+against NumPy oracles written here (sorting, partition) and against the unpruned decision."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.common.kernels import pair_index
+from agents.common.kernels import top_m as top_m_kernels
+from agents.eps_good.top_m import MLinGapE
+from bandit_envs.core.env import PureExplorationEnv
+from bandit_envs.core.models import LinearGaussian
+from bandit_envs.core.tasks import AllEpsilonGood
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 17, 200])
+def test_kth_smallest_is_numpys_partition_value(n):
+    rng = np.random.default_rng(n)
+    for trial in range(30):
+        x = rng.integers(-4, 5, size=n).astype(float)  # many ties
+        if trial % 3 == 0:
+            x = rng.normal(size=n)
+        if trial % 4 == 0:
+            x[rng.integers(n)] = -np.inf
+        if trial % 7 == 0:
+            x[:] = 2.5  # all equal
+        for kth in {0, n // 2, n - 1, int(rng.integers(n))}:
+            buf = x.copy()
+            got = pair_index.kth_smallest(buf, n, kth)
+            assert got == np.partition(x, kth)[kth]
+            assert np.array_equal(np.sort(buf), np.sort(x))  # reordered, nothing lost
+
+
+def _state(mu: np.ndarray) -> np.ndarray:
+    """A column-state-shaped array whose column 1 holds ``mu``."""
+    m = np.zeros((mu.size, 4), order="F")
+    m[:, 1] = mu
+    return m
+
+
+@pytest.mark.parametrize("k", [2, 5, 40])
+def test_top_m_set_is_the_stable_sort_and_the_eps_rule(k):
+    rng = np.random.default_rng(k)
+    in_j, idx = np.zeros(k, dtype=bool), np.zeros(3 * k, dtype=np.int64)
+    for trial in range(40):
+        mu = rng.integers(0, 4, size=k).astype(float) / 4  # ties
+        if trial % 5 == 0:
+            mu[:] = 0.5  # every arm equal: the ε-rule drops the first minimiser
+        m = _state(mu)
+        for top in range(1, k):
+            nj = top_m_kernels.top_m_set(m, top, 0.0, in_j, idx)
+            want = np.sort(np.argsort(-mu, kind="stable")[:top])
+            assert nj == top and np.array_equal(idx[:nj], want)
+            assert np.array_equal(np.flatnonzero(in_j), want)
+        eps = 0.3
+        nj = top_m_kernels.top_m_set(m, -1, eps, in_j, idx)
+        want_mask = mu >= mu.max() - eps
+        if want_mask.all():
+            want_mask[int(np.argmin(mu))] = False
+        assert np.array_equal(in_j, want_mask)
+        assert np.array_equal(idx[:nj], np.flatnonzero(want_mask))
+
+
+def test_pruned_decision_is_the_unpruned_decision():
+    """With |J| ≥ PRUNE_ROWS the pruned pairs give the same (b, c) and B as every pair."""
+    rng = np.random.default_rng(3)
+    k, h = 160, 5
+    features, theta = rng.normal(size=(k, h)), rng.normal(size=h)
+    env = PureExplorationEnv(
+        LinearGaussian(features, theta, 1.0), AllEpsilonGood(0.3), delta=0.05, max_samples=10**6
+    )
+    _, info = env.reset(seed=0)
+    agent = MLinGapE(m=6, confidence="heuristic")
+    agent.reset(info["problem"], np.random.default_rng(0))
+    assert agent._prune and 6 >= top_m_kernels.PRUNE_ROWS
+    checked = 0
+    for pulls in range(1, 3001):
+        arm = agent.select()
+        if arm is None:
+            break
+        obs, *_ = env.step(arm)
+        agent.observe(arm, obs)
+        if pulls > k and pulls % 97 == 0:
+            common = (agent._in_j, agent._idx, agent._work, 6, 0.0, agent._width(), 0.0)
+            pruned = top_m_kernels.mlingape_select(*agent._state, *common, True, True)
+            every = top_m_kernels.mlingape_select(*agent._state, *common, False, True)
+            assert pruned[:2] == every[:2] and pruned[3] == every[3]
+            assert pruned[2] == pytest.approx(every[2], rel=1e-12, abs=1e-12)
+            checked += 1
+    assert checked >= 10
