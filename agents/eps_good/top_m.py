@@ -402,10 +402,10 @@ class LinGIFA(_TopMGap):
         """
         h, q = self._h, self._q
         if self._full:
-            if rows is None:
+            if rows is None and cols is None:
                 return h[:, :q]
-            assert cols is not None  # both given, or neither
-            return h[np.ix_(rows, cols)]
+            every = np.arange(self.n_arms)
+            return h[np.ix_(every if rows is None else rows, every if cols is None else cols)]
         w = h[:, :q] if rows is None else h[rows, :q]
         return w @ (self._z if cols is None else self._z[cols]).T
 
@@ -424,7 +424,7 @@ class LinGIFA(_TopMGap):
         # pass over the products without the K × K block of indices)
         p = self._products(
             None if dense else cand,
-            None if dense else rows,
+            None if dense or rows.size == k else rows,
         )
         pos = np.full(k, -1)
         pos[rows] = np.arange(rows.size)
@@ -445,19 +445,56 @@ class LinGIFA(_TopMGap):
         s = int(np.argmax(row))
         self._set_decision(in_j, int(cand[top]), int(rows[s]), float(index[top]))
 
+    def _partial_indices(
+        self, js: np.ndarray | None, arms: np.ndarray | None, m: int, c: float
+    ) -> np.ndarray:
+        """For each j in ``js``: the m-th largest of B_{a,j}(t) over a ∈ ``arms``, a ≠ j.
+
+        None: every arm. Exact pair indices (one product for the block of X A⁻¹ Xᵀ, then
+        :func:`agents.common.kernels.pair_index_rows`); ``arms`` needs m arms besides each j.
+        """
+        k = self.n_arms
+        every = np.arange(k)
+        rows, cols = every if js is None else js, every if arms is None else arms
+        pos = np.full(k, -1)
+        pos[cols] = np.arange(cols.size)
+        d, mu = self._d, self._means
+        index, unused = np.empty(rows.size), np.empty(cols.size)
+        kernels.pair_index_rows(
+            self._products(js, arms),
+            d[rows],
+            d[cols],
+            mu[rows],
+            mu[cols],
+            pos[rows],
+            c,
+            m,
+            index,
+            -1,
+            unused,
+        )
+        return index
+
     def _prune_indices(self, m: int, c: float) -> tuple[np.ndarray, np.ndarray]:
         """Arms j that can be in J(t), and arms a that can be in the top m of their columns.
 
         See the class docstring for the bounds; a 1e-9 relative slack guards against round-off.
         Both sets contain every arm the dense computation would use, so the result is exact.
         """
-        mu = self._means
+        mu, k = self._means, self.n_arms
         s = c * np.sqrt(np.maximum(self._d, 0.0))
         u = mu + s
         mth_mu = _mth_largest_without_self(mu, m)
         upper = _mth_largest_without_self(u, m) - mu + s
-        lower = mth_mu - mu
+        # lower bounds: B_j ≥ the m-th largest of B_{a,j} over a few arms a (the m + 1 largest μ̂
+        # and one more: at least m besides j), exact pair indices, one pass each over the arms
+        probe = np.sort(np.argpartition(-mu, m)[: min(m + 2, k)])
+        lower = np.maximum(mth_mu - mu, self._partial_indices(None, probe, m, c))
+        # tau ≥ the m-th smallest B_j: the m-th smallest upper bound, or the largest exact B_j of
+        # the m arms with the smallest lower bounds (any m arms bound it)
         tau = float(np.partition(upper, m - 1)[m - 1])
+        low_m = np.sort(np.argpartition(lower, m - 1)[:m])
+        tau = min(tau, float(self._partial_indices(low_m, None, m, c).max()))
         cand = np.flatnonzero(lower <= tau + 1e-9 * (1.0 + abs(tau)))
         floor = float(np.min(mth_mu[cand] - s[cand]))
         rows = np.flatnonzero(u >= floor - 1e-9 * (1.0 + abs(floor)))
