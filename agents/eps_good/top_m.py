@@ -355,16 +355,20 @@ class LinGIFA(_TopMGap):
     All ε-good arms, ``m=None`` and ``answer`` as in :class:`MLinGapE` (here m̂(t) only sets
     which order statistic is B_j; J(t) comes from the indices).
 
-    **Cost per pull**: all K indices need the K × K pair indices and an m-th order statistic
-    per column: one BLAS product for the block of X A⁻¹ Xᵀ, then one compiled pass
+    **Cost per pull**: the rule defines all K indices, i.e. the K × K pair indices (every one
+    moves at every pull: C_t and A_t⁻¹ change) and an m-th order statistic per arm, Θ(K²)
+    when evaluated in full: one BLAS product for the block of X A⁻¹ Xᵀ, then one compiled pass
     (:func:`agents.common.kernels.pair_index_rows`) that forms each pair index and keeps the m
-    largest per arm, without the K × K block of indices. With K ≤ :data:`PRUNE_ABOVE` the block
-    is dense; above it, bounds computed in O(K) — B_j ≤ (m-th largest of μ̂_a + s_a over a ≠ j) − μ̂_j
-    + s_j and B_j ≥ (m-th largest of μ̂_a over a ≠ j) − μ̂_j, s = C‖x‖_{A⁻¹} — select the arms
-    that can be among the m smallest indices (lower bound ≤ the m-th smallest upper bound) and
-    the rows a that can be among the top m of their columns; the indices are exact (tested
-    against the dense computation), at a cost that shrinks as the widths do (while the selected
-    block is more than half of K × K, early in an episode, the dense pass is used instead).
+    largest per arm, without the K × K block of indices. With K ≤ :data:`PRUNE_ABOVE` that is
+    what runs. Above it, exact bounds select the arms j that can be among the m smallest
+    indices and the rows a that can be among the top m of their columns, with s = C‖x‖_{A⁻¹}:
+    B_j ≤ (m-th largest of μ̂_a + s_a over a ≠ j) − μ̂_j + s_j, B_j ≥ (m-th largest of μ̂_a
+    over a ≠ j) − μ̂_j, and B_j ≥ the m-th largest of the exact B_{a,j} over the m + 2 arms a
+    with the largest μ̂ (one pass over the arms per such a); the m-th smallest index is at most
+    the largest exact B_j of the m arms with the smallest lower bounds. The candidates are then
+    about m arms, and a pull costs O(m·K·r) instead of O(K²·r); the indices are exact (tested
+    against the dense computation). While the selected block is more than half of K × K, the
+    dense pass is used instead.
 
     Args:
         m: the size of the top-m answer (1 ≤ m ≤ K − 1), None (re-estimated) or ``"hint"``

@@ -8,7 +8,7 @@ import pytest
 
 from agents.common.kernels import pair_index
 from agents.common.kernels import top_m as top_m_kernels
-from agents.eps_good.top_m import MLinGapE
+from agents.eps_good.top_m import LinGIFA, MLinGapE
 from bandit_envs.core.env import PureExplorationEnv
 from bandit_envs.core.models import LinearGaussian
 from bandit_envs.core.tasks import AllEpsilonGood
@@ -89,3 +89,31 @@ def test_pruned_decision_is_the_unpruned_decision():
             assert pruned[2] == pytest.approx(every[2], rel=1e-12, abs=1e-12)
             checked += 1
     assert checked >= 10
+
+
+def test_lingifa_exact_lower_bounds_leave_about_m_candidates():
+    """The lower bounds from exact pair indices (rows of the m + 2 largest means) leave about m
+    candidates for J(t) once the first round is over, on a K = 300 instance with wide widths
+    (the decisions stay exact: ``tests/agents/eps_good/test_top_m.py``)."""
+    rng = np.random.default_rng(6)
+    k, h = 300, 8
+    features, theta = rng.normal(size=(k, h)), rng.normal(size=h)
+    means = np.sort(features @ theta)[::-1]
+    env = PureExplorationEnv(
+        LinearGaussian(features, theta, 1.0),
+        AllEpsilonGood(float(means[0] - (means[3] + means[4]) / 2)),
+        delta=0.05,
+        max_samples=10**6,
+    )
+    _, info = env.reset(seed=0)
+    agent = LinGIFA()
+    agent.reset(info["problem"], np.random.default_rng(0))
+    for pulls in range(1, 1001):
+        arm = agent.select()
+        assert arm is not None
+        obs, *_ = env.step(arm)
+        agent.observe(arm, obs)
+        if pulls in (400, 1000):
+            m = agent._current_m()
+            cand, _ = agent._prune_indices(m, agent._width())
+            assert m <= cand.size <= m + 2
