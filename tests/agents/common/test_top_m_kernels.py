@@ -9,9 +9,10 @@ import pytest
 from agents.common.kernels import pair_index
 from agents.common.kernels import top_m as top_m_kernels
 from agents.eps_good.top_m import LinGIFA, MLinGapE
+from agents.linear_bai.lingape import LinGapE
 from bandit_envs.core.env import PureExplorationEnv
 from bandit_envs.core.models import LinearGaussian
-from bandit_envs.core.tasks import AllEpsilonGood
+from bandit_envs.core.tasks import AllEpsilonGood, BestArm
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 17, 200])
@@ -117,3 +118,38 @@ def test_lingifa_exact_lower_bounds_leave_about_m_candidates():
             m = agent._current_m()
             cand, _ = agent._prune_indices(m, agent._width())
             assert m <= cand.size <= m + 2
+
+
+@pytest.mark.parametrize("selection", ["greedy", "ratio"])
+def test_m_equal_one_is_lingape_bit_for_bit(selection):
+    """m-LinGapE with m = 1 runs LinGapE's rounded operations on the same column state: the same
+    pair, the same gap index to the last bit, the same arms."""
+    rng = np.random.default_rng(11)
+    features, theta = rng.normal(size=(40, 3)), np.array([1.0, -0.5, 0.3])
+    means = np.sort(features @ theta)
+    model = LinearGaussian(features, theta, 1.0)
+    best_env = PureExplorationEnv(model, BestArm(), delta=0.05, max_samples=3000)
+    eps_env = PureExplorationEnv(
+        model, AllEpsilonGood(float(means[-1] - means[-2]) / 2), delta=0.05, max_samples=3000
+    )
+    ref = LinGapE(selection=selection, confidence="self_normalized_ols")
+    ours = MLinGapE(m=1, selection=selection)
+    best_env.reset(seed=5)
+    eps_env.reset(seed=5)
+    ref.reset(best_env.unwrapped.problem, np.random.default_rng(5))
+    ours.reset(eps_env.unwrapped.problem, np.random.default_rng(5))
+    steps = 0
+    while True:
+        arm = ref.select()
+        assert ours.select() == arm
+        if arm is None or steps == 2500:
+            break
+        if ref._ready:
+            assert (ours._best, ours._challenger) == (ref._best, ref._challenger)
+            assert ours._index == ref._index
+        a, *_ = best_env.step(arm)
+        b, *_ = eps_env.step(arm)
+        ref.observe(arm, a)
+        ours.observe(arm, b)
+        steps += 1
+    assert steps > 100
