@@ -10,20 +10,25 @@ The rules follow the paper and the authors' public code (github.com/clreda/linea
 for the definitions only: pair indices with a shared confidence width, one initial pull per arm
 for m-LinGapE, greedy sampling for the pair's direction by default.
 
-Both agents reuse :class:`agents.linear_bai.lingape.LinGapE`'s incremental least-squares state
-(Sherman–Morrison updates of ``X A⁻¹ Xᵀ`` or ``X A⁻¹``, the estimated means and ‖x_k‖²_{A⁻¹}),
+Both agents reuse :class:`agents.linear_bai.lingape.LinGapE`'s incremental least-squares state,
 its confidence widths and its greedy / ratio arm choice for a direction; only the choice of the pair
-(b_t, c_t), the stopping statistic and the answer differ.
+(b_t, c_t), the stopping statistic and the answer differ. m-LinGapE decides on LinGapE's compiled
+column state (μ̂, ‖x_k‖²_{A⁻¹} and lazily updated columns of X A⁻¹ Xᵀ;
+:mod:`agents.common.kernels.top_m`), LinGIFA, which needs every pair, on ``X A⁻¹ Xᵀ`` or
+``X A⁻¹`` (Sherman–Morrison updates) and :mod:`agents.common.kernels.pair_index`.
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from agents.base import AgentCard, Heuristic
+from agents.base import AgentCard, BaseAgent, Heuristic
 from agents.common import kernels
+from agents.common.kernels import top_m as top_m_kernels
 from agents.common.params import Choice, Constraint, Integer, Is, Real
-from agents.linear_bai.lingape import CONFIDENCES, THETA_BOUND_RULE, LinGapE
+from agents.linear_bai.lingape import CONFIDENCES, REFRESH_EVERY, THETA_BOUND_RULE, LinGapE
 from agents.linear_bai.lingape import SELECTIONS as LINGAPE_SELECTIONS
 from bandit_envs.core.problem import Answer, ProblemSpec
 from bandit_envs.core.protocols import AgentCapabilities
@@ -132,8 +137,6 @@ class _TopMGap(LinGapE):
         self._task_eps = float(spec.epsilon) if spec.epsilon is not None else 0.0
         self._prune = k > PRUNE_ABOVE
         self._in_j = np.zeros(k, dtype=bool)
-        # the K×K pair indices of the dense path (small K only)
-        self._dense: np.ndarray | None = None if self._prune else np.empty((k, k))
 
     # ------------------------------------------------------------------ shared statistics
 
@@ -144,36 +147,6 @@ class _TopMGap(LinGapE):
         mu = self._means
         count = int(np.count_nonzero(mu >= mu.max() - self._task_eps))
         return min(count, self.n_arms - 1)
-
-    def _products(self, rows: np.ndarray | None, cols: np.ndarray | None) -> np.ndarray:
-        """P[r, s] = x_{rows[r]}ᵀ A⁻¹ x_{cols[s]} (None: all arms): a block of G = X A⁻¹ Xᵀ.
-
-        Cost O(|rows|·|cols|) with the G representation (a view when both are None),
-        O(|rows|·|cols|·r) with W = X A⁻¹ (one BLAS product).
-        """
-        h, q = self._h, self._q
-        if self._full:
-            if rows is None:
-                return h[:, :q]
-            assert cols is not None  # both given, or neither
-            return h[np.ix_(rows, cols)]
-        w = h[:, :q] if rows is None else h[rows, :q]
-        return w @ (self._z if cols is None else self._z[cols]).T
-
-    def _block(self, rows: np.ndarray | None, cols: np.ndarray | None, c: float) -> np.ndarray:
-        """B[r, s] = B_{cols[s], rows[r]}(t) = μ̂_i − μ̂_j + C‖x_i − x_j‖_{A⁻¹} (None: all arms)."""
-        d, mu = self._d, self._means
-        out = np.multiply(
-            self._products(rows, cols), -2.0, out=self._dense if rows is None else None
-        )
-        out += (d if rows is None else d[rows])[:, None]
-        out += d if cols is None else d[cols]
-        np.abs(out, out=out)  # ‖x_i − x_j‖² ≥ 0; abs only clears round-off of −1e-17
-        np.sqrt(out, out=out)
-        out *= c
-        out += mu if cols is None else mu[cols]
-        out -= (mu if rows is None else mu[rows])[:, None]
-        return out
 
     def _set_decision(self, in_j: np.ndarray, b: int, c: int, index: float) -> None:
         self._in_j = in_j
@@ -238,10 +211,13 @@ class MLinGapE(_TopMGap):
     right when m̂ = |G_ε| at stopping, which the separation makes likely but does not guarantee;
     a problem where every arm is ε-good cannot be answered (top-m needs m ≤ K − 1).
 
-    **Cost per pull**: LinGapE's O(K·r + r²) update, plus the pair indices of J × J^c: with
-    K ≤ :data:`PRUNE_ABOVE` one dense block, above it only the pairs that the bounds
-    μ̂_i − μ̂_j + C(‖x_i‖ + ‖x_j‖) ≥ B_{i,j} cannot exclude (one exact row, then a small block;
-    exact, tested against the dense block).
+    **Cost per pull**: LinGapE's compiled update and decision in one kernel call
+    (:func:`agents.common.kernels.top_m.mlingape_step`): O(K) for the update, J(t) and each row
+    j ∈ J of pair indices (one pass over the arms with the column G[:, j] = X A⁻¹x_j of LinGapE's
+    column state, caught up lazily), O(K) for the greedy rule. Above :data:`PRUNE_ABOVE` arms
+    and with |J| ≥ 4, only the pairs that the bounds μ̂_i − μ̂_j + C(‖x_i‖ + ‖x_j‖) ≥ B_{i,j}
+    cannot exclude are evaluated (one exact row, then the kept rows on the kept columns; exact,
+    tested against every pair).
 
     Args:
         m: the size of the top-m answer (1 ≤ m ≤ K − 1), None (re-estimated, see above), or
@@ -280,47 +256,98 @@ class MLinGapE(_TopMGap):
         ),
     )
 
+    _column_decision = True  # LinGapE's compiled column state, this class's decision
+
+    def _on_reset(self, spec: ProblemSpec) -> None:
+        super()._on_reset(spec)
+        k = spec.n_arms
+        # J(t), then the rows and columns kept by the pruning (see agents.common.kernels.top_m)
+        self._idx = np.zeros(3 * k, dtype=np.int64)
+        self._work = np.zeros(k)  # the widths C‖x_k‖_{A⁻¹} of the pruning bounds
+        self._m_arg = -1 if self._top_m is None else self._top_m
+
     def _decide(self) -> None:
-        """J(t), (b_t, c_t) and B(t) = max_{j ∈ J, i ∉ J} B_{i,j}(t)."""
-        mu, k = self._means, self.n_arms
-        if self._top_m is None:  # J(t) = the empirical eps-good set, at most K − 1 arms
-            in_j = mu >= mu.max() - self._task_eps
-            if in_j.all():
-                in_j[int(np.argmin(mu))] = False
-        else:
-            in_j = np.zeros(k, dtype=bool)
-            in_j[np.argsort(-mu, kind="stable")[: self._top_m]] = True
-        c = self._width()
-        j_set = in_j.nonzero()[0]
-        if self._prune:
-            rows, cols = self._prune_pairs(j_set, (~in_j).nonzero()[0], c)
-            block = self._block(rows, cols, c)
-        else:  # one dense pass: rows J, every column, then the columns of J masked
-            rows, cols = j_set, np.arange(k)
-            block = self._block(None, None, c)[j_set]
-            block[:, in_j] = -np.inf
-        r, s = divmod(int(block.argmax()), block.shape[1])
-        self._set_decision(in_j, int(rows[r]), int(cols[s]), float(block[r, s]))
+        """J(t), (b_t, c_t), B(t) = max_{j ∈ J, i ∉ J} B_{i,j}(t) and the greedy arm (compiled)."""
+        b, c, self._index, self._arm = top_m_kernels.mlingape_select(
+            *self._state,
+            self._in_j,
+            self._idx,
+            self._work,
+            self._m_arg,
+            self._task_eps,
+            self._width(),
+            self._eps,
+            self._prune,
+            self._greedy,
+        )
+        self._best, self._challenger = b, c
+        self._decided_at = self.t
+
+    def select(self) -> int | None:
+        """An arm of the first round, then the compiled decision's arm; None once B(t) ≤ ε.
+
+        The greedy arm comes with the decision; the ratio rule runs on its pair (i_t, j_t).
+        """
+        if not self.__dict__.get("_ready", False) or self._stopped:
+            return super().select()
+        if self._decided_at != self.t:  # after the first round or an exact refresh
+            self._decide()
+        if self._index <= self._eps:
+            self._stopped = True
+            return None
+        return self._arm if self._greedy else self._ratio_arm()
+
+    def observe(self, arm: int, outcome: np.ndarray) -> None:
+        """One outcome: LinGapE's update and the next decision in one kernel call.
+
+        The first round and the exact refresh every ``REFRESH_EVERY`` pulls take LinGapE's
+        NumPy path (the decision then follows in :meth:`select`).
+        """
+        if not self.__dict__.get("_ready", False) or self._since_refresh + 1 >= REFRESH_EVERY:
+            BaseAgent.observe(self, arm, outcome)
+            return
+        self.t += 1
+        self._since_refresh += 1
+        self._logdet += math.log(self._e[arm])  # log det A grows first, for the width C_t
+        b, c, self._index, self._arm = top_m_kernels.mlingape_step(
+            *self._state,
+            self.counts,
+            self.sums,
+            arm,
+            float(outcome[0]),
+            self._in_j,
+            self._idx,
+            self._work,
+            self._m_arg,
+            self._task_eps,
+            self._width(),
+            self._eps,
+            self._prune,
+            self._greedy,
+        )
+        self._best, self._challenger = b, c
+        self._decided_at = self.t
 
     def _prune_pairs(
         self, j_set: np.ndarray, i_set: np.ndarray, c: float
     ) -> tuple[np.ndarray, np.ndarray]:
-        """The rows j and columns i whose B_{i,j} can reach max_{J × J^c} B (exact pruning).
+        """The rows j ∈ ``j_set`` and columns i ∈ ``i_set`` that the pruning bounds keep.
 
-        With s_k = C‖x_k‖_{A⁻¹}, B_{i,j} ≤ (μ̂_i + s_i) + (s_j − μ̂_j) = u_i + v_j (triangle
-        inequality). One exact row (j₀ = argmax_J v) gives L ≤ max B; a pair with u_i + v_j < L
-        cannot be the maximiser, so rows with v_j + max u < L and then columns with
-        u_i + max v < L are dropped (with a 1e-9 relative slack against round-off).
+        ``i_set`` is the complement of ``j_set``, ``c`` the width; the bounds are those of
+        :func:`agents.common.kernels.top_m.mlingape_prune` (for inspection: the decision calls
+        the kernel itself).
         """
-        s = c * np.sqrt(np.maximum(self._d, 0.0))
-        mu = self._means
-        u, v = mu + s, s - mu
-        j0 = int(j_set[int(np.argmax(v[j_set]))])
-        low = float(self._block(np.array([j0]), i_set, c).max())
-        low -= 1e-9 * (1.0 + abs(low))
-        rows = j_set[v[j_set] + u[i_set].max() >= low]
-        cols = i_set[u[i_set] + v[rows].max() >= low]
-        return rows, cols
+        k = self.n_arms
+        in_j = np.zeros(k, dtype=bool)
+        in_j[j_set] = True
+        if np.any(in_j[i_set]) or j_set.size + i_set.size != k:
+            raise ValueError("_prune_pairs: i_set must be the complement of j_set.")
+        idx = np.zeros(3 * k, dtype=np.int64)
+        idx[: j_set.size] = np.sort(j_set)
+        rows, cols, *_ = top_m_kernels.mlingape_prune(
+            *self._state, in_j, idx, j_set.size, np.empty(k), c
+        )
+        return idx[k : k + rows].copy(), idx[2 * k : 2 * k + cols].copy()
 
 
 class LinGIFA(_TopMGap):
@@ -342,16 +369,20 @@ class LinGIFA(_TopMGap):
     All ε-good arms, ``m=None`` and ``answer`` as in :class:`MLinGapE` (here m̂(t) only sets
     which order statistic is B_j; J(t) comes from the indices).
 
-    **Cost per pull**: all K indices need the K × K pair indices and an m-th order statistic
-    per column: one BLAS product for the block of X A⁻¹ Xᵀ, then one compiled pass
+    **Cost per pull**: the rule defines all K indices, i.e. the K × K pair indices (every one
+    moves at every pull: C_t and A_t⁻¹ change) and an m-th order statistic per arm, Θ(K²)
+    when evaluated in full: one BLAS product for the block of X A⁻¹ Xᵀ, then one compiled pass
     (:func:`agents.common.kernels.pair_index_rows`) that forms each pair index and keeps the m
-    largest per arm, without the K × K block of indices. With K ≤ :data:`PRUNE_ABOVE` the block
-    is dense; above it, bounds computed in O(K) — B_j ≤ (m-th largest of μ̂_a + s_a over a ≠ j) − μ̂_j
-    + s_j and B_j ≥ (m-th largest of μ̂_a over a ≠ j) − μ̂_j, s = C‖x‖_{A⁻¹} — select the arms
-    that can be among the m smallest indices (lower bound ≤ the m-th smallest upper bound) and
-    the rows a that can be among the top m of their columns; the indices are exact (tested
-    against the dense computation), at a cost that shrinks as the widths do (while the selected
-    block is more than half of K × K, early in an episode, the dense pass is used instead).
+    largest per arm, without the K × K block of indices. With K ≤ :data:`PRUNE_ABOVE` that is
+    what runs. Above it, exact bounds select the arms j that can be among the m smallest
+    indices and the rows a that can be among the top m of their columns, with s = C‖x‖_{A⁻¹}:
+    B_j ≤ (m-th largest of μ̂_a + s_a over a ≠ j) − μ̂_j + s_j, B_j ≥ (m-th largest of μ̂_a
+    over a ≠ j) − μ̂_j, and B_j ≥ the m-th largest of the exact B_{a,j} over the m + 2 arms a
+    with the largest μ̂ (one pass over the arms per such a); the m-th smallest index is at most
+    the largest exact B_j of the m arms with the smallest lower bounds. The candidates are then
+    about m arms, and a pull costs O(m·K·r) instead of O(K²·r); the indices are exact (tested
+    against the dense computation). While the selected block is more than half of K × K, the
+    dense pass is used instead.
 
     Args:
         m: the size of the top-m answer (1 ≤ m ≤ K − 1), None (re-estimated) or ``"hint"``
@@ -381,6 +412,21 @@ class LinGIFA(_TopMGap):
 
     parameters = _top_m_parameters((*LINGAPE_SELECTIONS, "largest_variance"))
 
+    def _products(self, rows: np.ndarray | None, cols: np.ndarray | None) -> np.ndarray:
+        """P[r, s] = x_{rows[r]}ᵀ A⁻¹ x_{cols[s]} (None: all arms): a block of G = X A⁻¹ Xᵀ.
+
+        Cost O(|rows|·|cols|) with the G representation (a view when both are None),
+        O(|rows|·|cols|·r) with W = X A⁻¹ (one BLAS product).
+        """
+        h, q = self._h, self._q
+        if self._full:
+            if rows is None and cols is None:
+                return h[:, :q]
+            every = np.arange(self.n_arms)
+            return h[np.ix_(every if rows is None else rows, every if cols is None else cols)]
+        w = h[:, :q] if rows is None else h[rows, :q]
+        return w @ (self._z if cols is None else self._z[cols]).T
+
     def _decide(self) -> None:
         """B_j(t) for the arms that matter, J(t), (b_t, c_t) and max_{j ∈ J} B_j(t)."""
         k = self.n_arms
@@ -396,7 +442,7 @@ class LinGIFA(_TopMGap):
         # pass over the products without the K × K block of indices)
         p = self._products(
             None if dense else cand,
-            None if dense else rows,
+            None if dense or rows.size == k else rows,
         )
         pos = np.full(k, -1)
         pos[rows] = np.arange(rows.size)
@@ -417,19 +463,56 @@ class LinGIFA(_TopMGap):
         s = int(np.argmax(row))
         self._set_decision(in_j, int(cand[top]), int(rows[s]), float(index[top]))
 
+    def _partial_indices(
+        self, js: np.ndarray | None, arms: np.ndarray | None, m: int, c: float
+    ) -> np.ndarray:
+        """For each j in ``js``: the m-th largest of B_{a,j}(t) over a ∈ ``arms``, a ≠ j.
+
+        None: every arm. Exact pair indices (one product for the block of X A⁻¹ Xᵀ, then
+        :func:`agents.common.kernels.pair_index_rows`); ``arms`` needs m arms besides each j.
+        """
+        k = self.n_arms
+        every = np.arange(k)
+        rows, cols = every if js is None else js, every if arms is None else arms
+        pos = np.full(k, -1)
+        pos[cols] = np.arange(cols.size)
+        d, mu = self._d, self._means
+        index, unused = np.empty(rows.size), np.empty(cols.size)
+        kernels.pair_index_rows(
+            self._products(js, arms),
+            d[rows],
+            d[cols],
+            mu[rows],
+            mu[cols],
+            pos[rows],
+            c,
+            m,
+            index,
+            -1,
+            unused,
+        )
+        return index
+
     def _prune_indices(self, m: int, c: float) -> tuple[np.ndarray, np.ndarray]:
         """Arms j that can be in J(t), and arms a that can be in the top m of their columns.
 
         See the class docstring for the bounds; a 1e-9 relative slack guards against round-off.
         Both sets contain every arm the dense computation would use, so the result is exact.
         """
-        mu = self._means
+        mu, k = self._means, self.n_arms
         s = c * np.sqrt(np.maximum(self._d, 0.0))
         u = mu + s
         mth_mu = _mth_largest_without_self(mu, m)
         upper = _mth_largest_without_self(u, m) - mu + s
-        lower = mth_mu - mu
+        # lower bounds: B_j ≥ the m-th largest of B_{a,j} over a few arms a (the m + 1 largest μ̂
+        # and one more: at least m besides j), exact pair indices, one pass each over the arms
+        probe = np.sort(np.argpartition(-mu, m)[: min(m + 2, k)])
+        lower = np.maximum(mth_mu - mu, self._partial_indices(None, probe, m, c))
+        # tau ≥ the m-th smallest B_j: the m-th smallest upper bound, or the largest exact B_j of
+        # the m arms with the smallest lower bounds (any m arms bound it)
         tau = float(np.partition(upper, m - 1)[m - 1])
+        low_m = np.sort(np.argpartition(lower, m - 1)[:m])
+        tau = min(tau, float(self._partial_indices(low_m, None, m, c).max()))
         cand = np.flatnonzero(lower <= tau + 1e-9 * (1.0 + abs(tau)))
         floor = float(np.min(mth_mu[cand] - s[cand]))
         rows = np.flatnonzero(u >= floor - 1e-9 * (1.0 + abs(floor)))

@@ -242,7 +242,8 @@ class LinGapE(BaseAgent):
       pull is one kernel call on them: the update, log det A, the width C_t, the decision
       (index pass, stopping test, greedy or ratio rule); ``select`` returns the arm it chose.
       Python work is left for the ratio rule's LP (a new pair) and the exact refresh;
-    * subclasses that override the decision (:mod:`agents.eps_good.top_m`): G itself when
+    * subclasses that override the decision in NumPy (LinGIFA, :mod:`agents.eps_good.top_m`;
+      m-LinGapE decides on the column state): G itself when
       K ≤ max(2r, 32) (g is a row of G, d its diagonal), else W = X A_t⁻¹ (rows A_t⁻¹x_k):
       W -= c g (A_t⁻¹x_a)ᵀ, O(K r), and g = X W_a (NumPy/BLAS).
 
@@ -297,6 +298,8 @@ class LinGapE(BaseAgent):
     _logdet = _Packed("_f", lingape_kernels.F_LOGDET, float)
     #: the arm the last compiled decision chose, or its code (STOP, NEED_DESIGN), or _OFF
     _next = _OFF
+    #: a subclass whose own decision is compiled on the column state (m-LinGapE) sets this
+    _column_decision = False
 
     def __init__(
         self,
@@ -369,7 +372,7 @@ class LinGapE(BaseAgent):
         # a few columns of G (LinGapE's own decision rule, larger K), or W = X A⁻¹ (subclasses
         # that override _decide and read W, e.g. agents.eps_good.top_m). The matrices are
         # Fortran-ordered so that BLAS ``dger`` applies the rank-one updates in place.
-        self._columns = type(self)._decide is LinGapE._decide
+        self._columns = type(self)._decide is LinGapE._decide or self._column_decision
         self._full = not self._columns and k <= max(2 * self._r, 32)
         if self._columns:
             self._start_columns()
@@ -431,8 +434,8 @@ class LinGapE(BaseAgent):
         kk = lingape_kernels
         views = kk.lingape_unpack(self._f, self._n)
         # the arrays of the column state in the kernels' argument order (all updated in place)
-        self._state = views[:7]
-        _, self._m, self._ru, self._ainv, self._glog, self._ulog, self._ints = views[:7]
+        z, self._m, self._ru, self._ainv, self._glog, self._ulog, self._ints = views[:7]
+        self._state = (z, self._m, self._ru, self._ainv, self._glog, self._ulog, self._ints)
         self.counts, self.sums = views[7:]
         self._support_n, self._inv_p_f = kk.lingape_design(self._f, self._n)
         self._e = self._m[:, 0]  # 1 + ‖x_k‖²_{A⁻¹}
