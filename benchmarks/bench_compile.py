@@ -47,6 +47,8 @@ COMPILED: dict[str, tuple[str, dict[str, Any]]] = {
     "XYOracle": ("soare", {}),
     "XYAdaptive": ("soare", {}),
     "FullyAdaptiveXY": ("soare", {}),
+    "LinearTrackAndStop": ("linear", {}),
+    "LazyTTS": ("eps", {}),
     "BayesGap": ("budget", {}),
     "KGCB": ("budget", {}),
 }

@@ -9,14 +9,26 @@ Why here: ``agents.common`` is the lowest layer of :mod:`agents`, so every agent
 (``linear_bai``, ``eps_good``, …) may call these kernels; they need nothing from
 :mod:`bandit_envs`.
 
-One module per agent family's state:
+One module per agent family's state; an agent imports its family's module
+(``from agents.common.kernels import lingape as lingape_kernels``):
 
-* :mod:`~agents.common.kernels.lingape` — LinGapE's column state (Xu, Honda & Sugiyama 2018);
+* :mod:`~agents.common.kernels.lingape` — LinGapE's packed column state (Xu, Honda & Sugiyama
+  2018);
+* :mod:`~agents.common.kernels.top_m` — m-LinGapE's decision on that state (Réda, Kaufmann &
+  Delahaye-Duriez 2021);
+* :mod:`~agents.common.kernels.pair_index` — LinGIFA's m-th-largest pair index per arm (same
+  paper);
 * :mod:`~agents.common.kernels.ape` — APE's pairwise state (Kone, Kaufmann & Richert 2023);
-* :mod:`~agents.common.kernels.pair_index` — the m-th-largest pair index of LinGIFA (Réda,
-  Tirinzoni & Degenne 2021).
+* :mod:`~agents.common.kernels.track_and_stop` — Track-and-Stop's least squares, C-tracking and
+  GLR statistics (Garivier & Kaufmann 2016; Jedra & Proutière 2020), shared by LazyTTS;
+* :mod:`~agents.common.kernels.soare` — the greedy static and adaptive allocations and their
+  stopping rule (Soare, Lazaric & Munos 2014);
+* :mod:`~agents.common.kernels.bayes` — the Gaussian linear posterior, BayesGap's gap index
+  (Hoffman, Shahriari & de Freitas 2014) and KGCB's knowledge gradient (Frazier, Powell &
+  Dayanik 2009).
 
-The names below are re-exported, so ``from agents.common import kernels`` reaches every kernel.
+The names below (the first kernels, which older code reaches as ``kernels.<name>``) are
+re-exported.
 """
 
 from __future__ import annotations
