@@ -23,6 +23,10 @@ Usage (from anywhere; each side imports its own checkout)::
         --env LinearBAI-Soare-v0 --agent LinGapE --seeds 1000 [--first-seed 0] \\
         [--agent-kw selection=ratio] [--env-kw K=200] [--jobs 1] [--out records.json]
 
+``--before-agent-kw``/``--after-agent-kw`` add keywords on one side only, so one checkout can be
+compared with itself under two settings (``--before . --after . --before-agent-kw
+solver=certified``). An ``--env-kw`` value ``@file.json`` is read from a file.
+
 ``--jobs`` worker processes per side (two sides run at the same time). Speed is not measured.
 """
 
@@ -34,6 +38,7 @@ import math
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -42,7 +47,12 @@ HERE = Path(__file__).resolve()
 
 
 def _value(text: str) -> Any:
-    """A ``KEY=VALUE`` value: JSON if it parses (numbers, booleans, lists), else the string."""
+    """A ``KEY=VALUE`` value: JSON if it parses (numbers, booleans, lists), else the string.
+
+    ``@path`` reads the JSON value from a file (e.g. a feature matrix).
+    """
+    if text.startswith("@"):
+        return json.loads(Path(text[1:]).read_text())
     try:
         return json.loads(text)
     except json.JSONDecodeError:
@@ -93,39 +103,48 @@ def worker(args: argparse.Namespace) -> None:
 # ----------------------------------------------------------------------------- driver
 
 
-def _spawn(code: Path, args: argparse.Namespace, first: int, n: int) -> subprocess.Popen[str]:
+def _spawn(
+    side: str, code: Path, args: argparse.Namespace, first: int, n: int, out: Any
+) -> subprocess.Popen[bytes]:
     cmd = [sys.executable, str(HERE), "--worker", "--code", str(code), "--env", args.env]
     cmd += ["--agent", args.agent, "--first-seed", str(first), "--seeds", str(n)]
-    for item in args.agent_kw or []:
+    for item in (args.agent_kw or []) + (getattr(args, f"{side}_agent_kw") or []):
         cmd += ["--agent-kw", item]
     for item in args.env_kw or []:
         cmd += ["--env-kw", item]
     env = dict(os.environ, PYTHONPATH=str(code), OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
-    return subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, env=env, cwd=str(code))
+    return subprocess.Popen(cmd, stdout=out, env=env, cwd=str(code))
 
 
 def collect(args: argparse.Namespace) -> dict[str, list[dict[str, Any]]]:
-    """Both sides' records, seed-ordered; the workers of both sides run concurrently."""
+    """Both sides' records, seed-ordered; the workers of both sides run concurrently.
+
+    Each worker writes to its own temporary file (a pipe read after another would stall it).
+    """
     jobs = max(1, args.jobs)
     size = math.ceil(args.seeds / jobs)
-    procs: dict[str, list[subprocess.Popen[str]]] = {}
+    procs: dict[str, list[tuple[subprocess.Popen[bytes], Any]]] = {}
     for side in ("before", "after"):
         code = Path(getattr(args, side)).resolve()
-        procs[side] = [
-            _spawn(code, args, args.first_seed + j * size, min(size, args.seeds - j * size))
-            for j in range(jobs)
-            if j * size < args.seeds
-        ]
-    out: dict[str, list[dict[str, Any]]] = {}
+        procs[side] = []
+        for j in range(jobs):
+            if j * size >= args.seeds:
+                break
+            out = tempfile.TemporaryFile()
+            first, n = args.first_seed + j * size, min(size, args.seeds - j * size)
+            procs[side].append((_spawn(side, code, args, first, n, out), out))
+    records: dict[str, list[dict[str, Any]]] = {}
     for side, ps in procs.items():
-        records = []
-        for p in ps:
-            stdout, _ = p.communicate()
-            if p.returncode != 0:
+        rows = []
+        for p, out in ps:
+            if p.wait() != 0:
                 raise SystemExit(f"the {side} worker failed (exit {p.returncode})")
-            records += [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
-        out[side] = sorted(records, key=lambda r: r["seed"])
-    return out
+            out.seek(0)
+            text = out.read().decode()
+            out.close()
+            rows += [json.loads(line) for line in text.splitlines() if line.startswith("{")]
+        records[side] = sorted(rows, key=lambda r: r["seed"])
+    return records
 
 
 def compare(
@@ -173,7 +192,11 @@ def compare(
 
 def report(args: argparse.Namespace, s: dict[str, Any], seconds: float) -> str:
     rel = s["mean_difference"] / s["mean_before"] if s["mean_before"] else math.nan
-    kws = " ".join(f"{k}" for k in (args.agent_kw or []) + (args.env_kw or []))
+    kws = " ".join(args.agent_kw or [])
+    for side in ("before", "after"):
+        if getattr(args, f"{side}_agent_kw"):
+            kws += f" {side}: " + " ".join(getattr(args, f"{side}_agent_kw"))
+    kws += " " + " ".join(k[:40] for k in args.env_kw or [])
     return "\n".join(
         [
             f"{args.agent} on {args.env} {kws}".rstrip()
@@ -196,7 +219,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--env", required=True, help="registered env id")
     parser.add_argument("--agent", required=True, help="agent name")
     parser.add_argument("--agent-kw", action="append", metavar="KEY=VALUE")
-    parser.add_argument("--env-kw", action="append", metavar="KEY=VALUE")
+    parser.add_argument(
+        "--before-agent-kw",
+        action="append",
+        metavar="KEY=VALUE",
+        help="for the before side only (e.g. compare two settings of one checkout)",
+    )
+    parser.add_argument("--after-agent-kw", action="append", metavar="KEY=VALUE")
+    parser.add_argument(
+        "--env-kw", action="append", metavar="KEY=VALUE", help="VALUE: JSON, or @file of JSON"
+    )
     parser.add_argument("--seeds", type=int, default=1000)
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--jobs", type=int, default=1, help="worker processes per side")

@@ -55,3 +55,24 @@ def test_a_checkout_against_itself_is_identical():
         "identical records      4/4" in out.stdout
         and "verdict                identical" in out.stdout
     )
+
+
+def test_keyword_values_parse_json_and_read_files(tmp_path):
+    path = tmp_path / "x.json"
+    path.write_text("[[1.0, 0.0], [0.0, 1.0]]")
+    assert seed_equivalence._value("@" + str(path)) == [[1.0, 0.0], [0.0, 1.0]]
+    assert seed_equivalence._value("0.05") == 0.05 and seed_equivalence._value("ratio") == "ratio"
+
+
+def test_one_side_keywords_compare_two_settings_of_one_checkout():
+    out = subprocess.run(
+        [sys.executable, str(SCRIPT), "--before", str(ROOT), "--after", str(ROOT)]
+        + ["--env", "LinearBAI-Soare-v0", "--agent", "LinGapE", "--seeds", "3"]
+        + ["--before-agent-kw", "confidence=self_normalized_ols"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "before: confidence=self_normalized_ols" in out.stdout
+    assert "identical records      0/3" in out.stdout  # the proven width needs more samples
