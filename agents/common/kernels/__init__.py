@@ -48,7 +48,6 @@ from agents.common.kernels.lingape import (
     lingape_observe,
     lingape_select,
     lingape_slots,
-    lingape_step,
     lingape_sync,
     ratio_arm,
 )
@@ -72,7 +71,6 @@ __all__ = [
     "lingape_observe",
     "lingape_select",
     "lingape_slots",
-    "lingape_step",
     "lingape_sync",
     "pair_index_rows",
     "ratio_arm",

@@ -373,31 +373,6 @@ def lingape_select(  # pragma: no cover - compiled
     return i, j, index, arm
 
 
-@numba.njit(cache=True, error_model="numpy")
-def lingape_step(  # pragma: no cover - compiled
-    z: np.ndarray,
-    m: np.ndarray,
-    ru: np.ndarray,
-    ainv: np.ndarray,
-    glog: np.ndarray,
-    ulog: np.ndarray,
-    ints: np.ndarray,
-    counts: np.ndarray,
-    sums: np.ndarray,
-    arm: int,
-    y: float,
-    width: float,
-    epsilon: float,
-    greedy: bool,
-) -> tuple[int, int, float, int]:
-    """:func:`lingape_observe`, then :func:`lingape_select` with the next width C_t.
-
-    One kernel call per pull instead of two (each call costs about 0.1 µs per array argument).
-    """
-    lingape_observe(z, m, ru, ainv, glog, ulog, ints, counts, sums, arm, y)
-    return lingape_select(z, m, ru, ainv, glog, ulog, ints, width, epsilon, greedy)
-
-
 # ----------------------------------------------------------------------------- the packed state
 #
 # LinGapE's whole per-pull state in two buffers, so that a pull is one kernel call with two
