@@ -268,8 +268,11 @@ class MLinGapE(_TopMGap):
 
     def _decide(self) -> None:
         """J(t), (b_t, c_t), B(t) = max_{j ∈ J, i ∉ J} B_{i,j}(t) and the greedy arm (compiled)."""
-        b, c, self._index, self._arm = top_m_kernels.mlingape_select(
-            *self._state,
+        self._take(top_m_kernels.mlingape_select(*self._state, *self._decision_args()))
+
+    def _decision_args(self) -> tuple:
+        """The arguments of m-LinGapE's compiled decision after the column state's arrays."""
+        return (
             self._in_j,
             self._idx,
             self._work,
@@ -280,6 +283,10 @@ class MLinGapE(_TopMGap):
             self._prune,
             self._greedy,
         )
+
+    def _take(self, decision: tuple[int, int, float, int]) -> None:
+        """Record a compiled decision: (b_t, c_t), B(t) and the greedy arm."""
+        b, c, self._index, self._arm = decision
         self._best, self._challenger = b, c
         self._decided_at = self.t
 
@@ -309,24 +316,12 @@ class MLinGapE(_TopMGap):
         self.t += 1
         self._since_refresh += 1
         self._logdet += math.log(self._e[arm])  # log det A grows first, for the width C_t
-        b, c, self._index, self._arm = top_m_kernels.mlingape_step(
-            *self._state,
-            self.counts,
-            self.sums,
-            arm,
-            float(outcome[0]),
-            self._in_j,
-            self._idx,
-            self._work,
-            self._m_arg,
-            self._task_eps,
-            self._width(),
-            self._eps,
-            self._prune,
-            self._greedy,
+        state, args = self._state, self._decision_args()
+        self._take(
+            top_m_kernels.mlingape_step(
+                *state, self.counts, self.sums, arm, float(outcome[0]), *args
+            )
         )
-        self._best, self._challenger = b, c
-        self._decided_at = self.t
 
     def _prune_pairs(
         self, j_set: np.ndarray, i_set: np.ndarray, c: float
