@@ -370,10 +370,14 @@ def driver_us() -> float:
     return drive(_Constant, linear_instance(10, 2), 100_000, 1).amortised_cpu
 
 
-def episode(env: gym.Env, agent: Any, seed: int = 0) -> tuple[float, float, int]:
-    """One episode through ``env.unwrapped`` (single or batch path): CPU s, wall s, samples.
+def episode(
+    env: gym.Env, agent: Any, seed: int = 0, batch: bool | None = None
+) -> tuple[float, float, int]:
+    """One episode through ``env.unwrapped``: CPU s, wall s, samples.
 
-    The instance's complexity is never computed (it is not part of an episode's cost).
+    ``batch``: the batch path (``select_batch``/``step_batch``) when the agent offers it
+    (``None``, as ``run_episode``), or ``False`` for one pull at a time. The instance's
+    complexity is never computed (it is not part of an episode's cost).
     """
     base = env.unwrapped
     _, info = base.reset(seed=seed)
@@ -381,7 +385,7 @@ def episode(env: gym.Env, agent: Any, seed: int = 0) -> tuple[float, float, int]
     agent.reset(info["problem"], np.random.default_rng(seed))
     if hasattr(agent, "receive_truth"):
         agent.receive_truth(base.model.truth())
-    if hasattr(agent, "select_batch"):
+    if batch is not False and hasattr(agent, "select_batch"):
         while (counts := agent.select_batch()) is not None:
             arr = np.asarray(counts)
             sums, _, terminated, truncated, _ = base.step_batch(arr)

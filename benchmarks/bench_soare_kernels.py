@@ -1,10 +1,10 @@
 """Per-pull cost of Soare, Lazaric & Munos (2014)'s agents, first episode and later ones, paired.
 
-The episode rows of ``bench_per_pull.py`` time one episode in a fresh process, which also pays
-the process's one-off costs: numba's start-up and the loading of the compiled kernels from the
-on-disk cache (≈ 0.2 s of CPU, more than a whole 10⁴-pull episode at a few µs per pull), and the
-deterministic greedy sequence of the instance, which later episodes of the same process reuse.
-This script separates them: in one fresh process per (code, agent, path), ``--episodes``
+The episode rows of ``bench_per_pull.py`` time one episode after warming the process on another
+instance; the first episode on an instance also computes its deterministic greedy sequence,
+which later episodes of the same process reuse, and a cold process loads the compiled kernels
+from numba's on-disk cache (≈ 0.2 s of CPU). This script separates these costs: in one fresh
+process per (code, agent, path), ``--episodes``
 fixed-confidence episodes (seeds 0, 1, …) on ``LinearBAI-Soare-v0`` through ``env.unwrapped``
 (environment included, as the episode rows), and prints CPU µs per pull of the first episode
 and the median of the later ones, on the batch path (``select_batch``/``step_batch``, what
@@ -26,7 +26,6 @@ import json
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 AGENTS = ("GAllocation", "XYAllocation", "XYOracle", "FullyAdaptiveXY", "XYAdaptive")
@@ -34,11 +33,11 @@ AGENTS = ("GAllocation", "XYAllocation", "XYOracle", "FullyAdaptiveXY", "XYAdapt
 
 def child(code: str, agent_name: str, batch: bool, args: argparse.Namespace) -> None:
     """Run the episodes on the packages of ``code``; print one JSON line."""
-    sys.path.insert(0, code)
+    sys.argv = [sys.argv[0], "--code", code]  # bench_per_pull imports the packages of ``code``
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import bench_per_pull as bench
     import gymnasium as gym
-    import numpy as np
 
-    import bandit_envs  # noqa: F401
     import registry
 
     per_pull, samples = [], []
@@ -46,29 +45,10 @@ def child(code: str, agent_name: str, batch: bool, args: argparse.Namespace) -> 
         env = gym.make(
             "LinearBAI-Soare-v0", max_samples=10**8, d=args.d, omega=args.omega, delta=args.delta
         )
-        base = env.unwrapped
-        _, info = base.reset(seed=seed)
         agent = registry.make_agent(agent_name)
-        start = time.process_time()
-        agent.reset(info["problem"], np.random.default_rng(seed))
-        if hasattr(agent, "receive_truth"):
-            agent.receive_truth(base.model.truth())
-        if batch and hasattr(agent, "select_batch"):
-            while (counts := agent.select_batch()) is not None:
-                arr = np.asarray(counts)
-                sums, _, terminated, truncated, _ = base.step_batch(arr)
-                if terminated or truncated:
-                    break
-                agent.observe_batch(arr.copy(), sums)
-        else:
-            step = base.step
-            while (arm := agent.select()) is not None:
-                outcome, _, terminated, truncated, _ = step(arm)
-                if terminated or truncated:
-                    break
-                agent.observe(arm, outcome)
-        per_pull.append((time.process_time() - start) / base.samples * 1e6)
-        samples.append(base.samples)
+        cpu, _, n = bench.episode(env, agent, seed, batch=batch)
+        per_pull.append(cpu / n * 1e6)
+        samples.append(n)
     later = statistics.median(per_pull[1:]) if len(per_pull) > 1 else float("nan")
     print(json.dumps({"first": per_pull[0], "later": later, "samples": samples}))
 
